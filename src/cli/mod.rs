@@ -1,0 +1,99 @@
+//! The `hashmark` command line: parse, call the library, print or write. Every failure is
+//! one line on stderr and exit code 2.
+
+mod roll;
+mod scene_svg;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "hashmark",
+    version,
+    about = "Barrel-roll judge for X-Wing Miniatures tables"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Where can a ship barrel roll? Judges all three positions on each side.
+    Roll(roll::RollArgs),
+    /// A true-scale top-down SVG of a scene, with a ship's barrel roll drawn in.
+    SceneSvg(scene_svg::SvgArgs),
+}
+
+/// Runs the command line and maps every error to one line and exit code 2.
+pub fn run() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Roll(args) => roll::run(&args),
+        Command::SceneSvg(args) => scene_svg::run(&args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            let line = format!("{e:#}").replace('\n', " ");
+            eprintln!("error: {line}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Options shared by the commands that roll a ship.
+#[derive(clap::Args, Debug, Clone)]
+pub struct RollChoice {
+    /// Which side(s) to roll to.
+    #[arg(long, value_enum, default_value = "both")]
+    pub direction: Direction,
+    /// The template the roll uses.
+    #[arg(long, value_enum, default_value = "straight1")]
+    pub template: crate::rules::RollTemplate,
+    /// Obstacles do not count (Q7 Astromech, Collision Detector, Backwards Tailslide).
+    #[arg(long, conflicts_with = "tractor")]
+    pub ignore_obstacles: bool,
+    /// The opponent rolls this ship with a tractor beam (obstacles always count).
+    #[arg(long)]
+    pub tractor: bool,
+}
+
+#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Direction {
+    Left,
+    Right,
+    Both,
+}
+
+impl RollChoice {
+    pub fn sides(&self) -> Vec<crate::rules::Side> {
+        use crate::rules::Side;
+        match self.direction {
+            Direction::Left => vec![Side::Left],
+            Direction::Right => vec![Side::Right],
+            Direction::Both => vec![Side::Left, Side::Right],
+        }
+    }
+
+    pub fn options(&self) -> crate::rules::RollOptions {
+        crate::rules::RollOptions {
+            template: self.template,
+            ignore_obstacles: self.ignore_obstacles,
+            tractor: self.tractor,
+        }
+    }
+}
+
+/// Loads and checks a scene file against the built-in models.
+pub fn load_scene(path: &std::path::Path) -> anyhow::Result<(crate::Scene, crate::Table)> {
+    use anyhow::Context;
+    let models = crate::Models::builtin();
+    let text = crate::files::read_text(path)?;
+    let scene = crate::Scene::from_json(&text, models)
+        .with_context(|| format!("scene {}", path.display()))?;
+    let table = crate::Table::from_scene(&scene, models)
+        .with_context(|| format!("scene {}", path.display()))?;
+    Ok((scene, table))
+}

@@ -1,0 +1,102 @@
+use super::{RollChoice, load_scene};
+use crate::Models;
+use crate::rules::{RollVerdict, barrel_roll};
+use std::fmt::Write;
+use std::path::PathBuf;
+
+#[derive(clap::Args, Debug)]
+pub struct RollArgs {
+    /// Scene file (hashmark-scene/1).
+    #[arg(long)]
+    scene: PathBuf,
+    /// Id of the ship that rolls.
+    #[arg(long)]
+    ship: String,
+    #[command(flatten)]
+    choice: RollChoice,
+    /// Print the verdict as JSON (hashmark-roll/1) instead of a table.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(args: &RollArgs) -> anyhow::Result<()> {
+    let (_, table) = load_scene(&args.scene)?;
+    let verdict = barrel_roll(
+        &table,
+        Models::builtin(),
+        &args.ship,
+        &args.choice.sides(),
+        &args.choice.options(),
+    )?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&verdict)?);
+    } else {
+        print!("{}", text_report(&verdict));
+    }
+    Ok(())
+}
+
+/// The verdict as a table a person reads at the game table.
+pub fn text_report(v: &RollVerdict) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{} ({}) at x {:.1} y {:.1} mm, heading {:.1} deg: barrel roll, {}{}{}",
+        v.ship,
+        v.size,
+        v.start.x,
+        v.start.y,
+        v.start.heading_deg,
+        v.template.name(),
+        if v.ignore_obstacles {
+            ", ignoring obstacles"
+        } else {
+            ""
+        },
+        if v.tractor { ", tractor beam" } else { "" },
+    );
+    if let Some(note) = &v.interpretation {
+        let _ = writeln!(out, "note: {note}");
+    }
+    for d in &v.directions {
+        let state = if d.fails {
+            "FAILS".to_string()
+        } else {
+            format!("can roll ({} of 3 positions legal)", d.legal_count())
+        };
+        let through = if d.moves_through.is_empty() {
+            String::new()
+        } else {
+            format!("; template over {}", d.moves_through.join(", "))
+        };
+        let _ = writeln!(out, "\n{}: {state}{through}", d.direction.name());
+        let _ = writeln!(
+            out,
+            "  {:<7} {:>8} {:>8} {:>8}  {:<8} {:>10}  {}",
+            "slot", "x mm", "y mm", "heading", "verdict", "clear mm", "why"
+        );
+        for p in &d.positions {
+            let why = if p.legal {
+                format!("nearest: {}", p.nearest.label())
+            } else {
+                p.reasons
+                    .iter()
+                    .map(|r| format!("{} ({:+.2})", r.label(), r.clearance_mm))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            let _ = writeln!(
+                out,
+                "  {:<7} {:>8.2} {:>8.2} {:>8.2}  {:<8} {:>+10.2}  {}",
+                p.slot.name(),
+                p.x,
+                p.y,
+                p.heading_deg,
+                if p.legal { "legal" } else { "ILLEGAL" },
+                p.clearance_mm,
+                why
+            );
+        }
+    }
+    out
+}
