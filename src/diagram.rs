@@ -44,21 +44,39 @@ fn label(flip: &Flip, x: f64, y: f64, size: f64, fill: &str, text: &str) -> Text
         .set("fill", fill)
 }
 
-pub fn scene_svg(scene: &Scene, table: &Table, verdict: Option<&RollVerdict>) -> String {
+/// What part of the table to show.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum View {
+    /// The whole play area with a margin.
+    Table,
+    /// A square of this side (mm) centred on the rolling ship, still at true scale.
+    AroundShip(f64),
+}
+
+pub fn scene_svg(
+    scene: &Scene,
+    table: &Table,
+    verdict: Option<&RollVerdict>,
+    view: View,
+) -> String {
     let (w, h) = (table.play_area.width_mm, table.play_area.height_mm);
     let flip = Flip { height: h };
+    let (vx, vy, vw, vh) = match (view, verdict) {
+        (View::AroundShip(side), Some(v)) => {
+            let (u, t) = flip.pt(v.start.x, v.start.y);
+            (u - side / 2.0, t - side / 2.0, side, side)
+        }
+        _ => (
+            -MARGIN_MM,
+            -MARGIN_MM,
+            w + 2.0 * MARGIN_MM,
+            h + 2.0 * MARGIN_MM,
+        ),
+    };
     let mut doc = Document::new()
-        .set(
-            "viewBox",
-            (
-                -MARGIN_MM,
-                -MARGIN_MM,
-                w + 2.0 * MARGIN_MM,
-                h + 2.0 * MARGIN_MM,
-            ),
-        )
-        .set("width", format!("{}mm", w + 2.0 * MARGIN_MM))
-        .set("height", format!("{}mm", h + 2.0 * MARGIN_MM))
+        .set("viewBox", (vx, vy, vw, vh))
+        .set("width", format!("{vw}mm"))
+        .set("height", format!("{vh}mm"))
         .add(Title::new("hashmark scene"))
         .add(
             Rectangle::new()
@@ -222,11 +240,20 @@ pub fn scene_svg(scene: &Scene, table: &Table, verdict: Option<&RollVerdict>) ->
                     &p.slot.name()[..1].to_uppercase(),
                     p.clearance_mm
                 );
+                // The three landings overlap: write each label in a column beyond them, at
+                // its own landing's height along the slide.
+                let out = nalgebra::Vector2::new(p.x - v.start.x, p.y - v.start.y);
+                let out = if out.norm() > 0.0 {
+                    out.normalize()
+                } else {
+                    out
+                };
+                let at = Point::new(p.x, p.y) + out * (0.5 * p_width(p) + 14.0);
                 doc = doc.add(
                     Group::new()
                         .add(Title::new(format!("{} {why}", d.direction.name())))
                         .add(poly)
-                        .add(label(&flip, p.x, p.y, 5.0, colour, &text)),
+                        .add(label(&flip, at.x, at.y, 5.0, colour, &text)),
                 );
             }
         }
@@ -254,14 +281,11 @@ pub fn scene_svg(scene: &Scene, table: &Table, verdict: Option<&RollVerdict>) ->
                 .collect::<Vec<_>>()
                 .join(", ")
         );
-        doc = doc.add(label(
-            &flip,
-            w / 2.0,
-            h + MARGIN_MM / 2.0,
-            12.0,
-            "#111",
-            &heading,
-        ));
+        let (hx, hy, size, colour) = match view {
+            View::AroundShip(side) => (v.start.x, v.start.y + side * 0.44, side / 40.0, "#ffffff"),
+            View::Table => (w / 2.0, h + MARGIN_MM / 2.0, 12.0, "#111"),
+        };
+        doc = doc.add(label(&flip, hx, hy, size, colour, &heading));
     }
     let legend = format!(
         "hashmark {} - {} ships, {} obstacles - play area {} x {} mm - grid 100 mm - green legal, red dashed illegal, F/M/B clearance mm",
@@ -271,15 +295,33 @@ pub fn scene_svg(scene: &Scene, table: &Table, verdict: Option<&RollVerdict>) ->
         w,
         h
     );
-    doc = doc.add(label(
-        &flip,
-        w / 2.0,
-        -MARGIN_MM / 2.0,
-        9.0,
-        "#333",
-        &legend,
-    ));
+    if view == View::Table || verdict.is_none() {
+        doc = doc.add(label(
+            &flip,
+            w / 2.0,
+            -MARGIN_MM / 2.0,
+            9.0,
+            "#333",
+            &legend,
+        ));
+    }
     doc.to_string()
+}
+
+/// Side of a landed base, from its outline's extent across the slide.
+fn p_width(p: &crate::rules::Landing) -> f64 {
+    let xs = p.base_polygon.iter().map(|q| q[0]);
+    let ys = p.base_polygon.iter().map(|q| q[1]);
+    let span = |it: &mut dyn Iterator<Item = f64>| {
+        let (lo, hi) = it.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
+            (lo.min(v), hi.max(v))
+        });
+        hi - lo
+    };
+    // The guides add 3.2 mm along the ship's axis; the smaller extent is the width or more.
+    span(&mut xs.into_iter())
+        .min(span(&mut ys.into_iter()))
+        .min(80.0)
 }
 
 fn centroid(ring: &[Point]) -> Point {

@@ -11,6 +11,8 @@ pub mod geometry;
 pub mod models;
 pub mod rules;
 pub mod scene;
+#[cfg(feature = "vision")]
+pub mod vision;
 
 pub use models::{BaseSize, Models};
 pub use rules::{RollOptions, RollTemplate, RollVerdict, Side, Table, barrel_roll};

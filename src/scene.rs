@@ -178,16 +178,16 @@ fn finite(v: f64, name: &str) -> Result<(), String> {
 
 fn check_quality(q: &Quality) -> Result<(), String> {
     for (name, v) in [("sigma_mm", q.sigma_mm), ("sigma_deg", q.sigma_deg)] {
-        if let Some(v) = v {
-            if !(v.is_finite() && v >= 0.0) {
-                return Err(format!("{name} must be a non-negative number, found {v}"));
-            }
+        if let Some(v) = v
+            && !(v.is_finite() && v >= 0.0)
+        {
+            return Err(format!("{name} must be a non-negative number, found {v}"));
         }
     }
-    if let Some(c) = q.confidence {
-        if !(0.0..=1.0).contains(&c) {
-            return Err(format!("confidence must be between 0 and 1, found {c}"));
-        }
+    if let Some(c) = q.confidence
+        && !(0.0..=1.0).contains(&c)
+    {
+        return Err(format!("confidence must be between 0 and 1, found {c}"));
     }
     Ok(())
 }
@@ -210,10 +210,10 @@ impl ObstacleSpec {
     /// counts), else the model placed by its pose.
     pub fn outline(&self, models: &Models) -> Result<Vec<[f64; 2]>, String> {
         if let Some(poly) = &self.polygon {
-            if let Some(m) = &self.model {
-                if models.obstacles.get(m).is_none() {
-                    return Err(format!("unknown obstacle model \"{m}\""));
-                }
+            if let Some(m) = &self.model
+                && models.obstacles.get(m).is_none()
+            {
+                return Err(format!("unknown obstacle model \"{m}\""));
             }
             return normalise_ring(poly).map_err(|e: PolygonError| format!("polygon: {e}"));
         }

@@ -3,6 +3,8 @@
 
 mod roll;
 mod scene_svg;
+#[cfg(feature = "vision")]
+mod simulate;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -24,6 +26,9 @@ enum Command {
     Roll(roll::RollArgs),
     /// A true-scale top-down SVG of a scene, with a ship's barrel roll drawn in.
     SceneSvg(scene_svg::SvgArgs),
+    /// Synthetic camera images of a random table with their exact truth (feature `vision`).
+    #[cfg(feature = "vision")]
+    Simulate(simulate::SimulateArgs),
 }
 
 /// Runs the command line and maps every error to one line and exit code 2.
@@ -32,6 +37,8 @@ pub fn run() -> ExitCode {
     let result = match cli.command {
         Command::Roll(args) => roll::run(&args),
         Command::SceneSvg(args) => scene_svg::run(&args),
+        #[cfg(feature = "vision")]
+        Command::Simulate(args) => simulate::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

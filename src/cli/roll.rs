@@ -72,8 +72,8 @@ pub fn text_report(v: &RollVerdict) -> String {
         let _ = writeln!(out, "\n{}: {state}{through}", d.direction.name());
         let _ = writeln!(
             out,
-            "  {:<7} {:>8} {:>8} {:>8}  {:<8} {:>10}  {}",
-            "slot", "x mm", "y mm", "heading", "verdict", "clear mm", "why"
+            "  {:<7} {:>8} {:>8} {:>8}  {:<8} {:>10}  why",
+            "slot", "x mm", "y mm", "heading", "verdict", "clear mm"
         );
         for p in &d.positions {
             let why = if p.legal {

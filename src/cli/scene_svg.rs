@@ -14,6 +14,9 @@ pub struct SvgArgs {
     ship: Option<String>,
     #[command(flatten)]
     choice: RollChoice,
+    /// Show only a square of this many mm around the rolling ship (still true scale).
+    #[arg(long, requires = "ship")]
+    crop_mm: Option<f64>,
     /// Output SVG file (written atomically).
     #[arg(long)]
     out: PathBuf,
@@ -31,7 +34,12 @@ pub fn run(args: &SvgArgs) -> anyhow::Result<()> {
         )?),
         None => None,
     };
-    let svg = diagram::scene_svg(&scene, &table, verdict.as_ref());
+    let view = match args.crop_mm {
+        Some(side) if side.is_finite() && side > 0.0 => diagram::View::AroundShip(side),
+        Some(side) => anyhow::bail!("--crop-mm must be a positive number of mm, not {side}"),
+        None => diagram::View::Table,
+    };
+    let svg = diagram::scene_svg(&scene, &table, verdict.as_ref(), view);
     crate::files::write_atomic(&args.out, svg.as_bytes()).context("scene-svg")?;
     eprintln!("wrote {}", args.out.display());
     Ok(())

@@ -149,10 +149,10 @@ fn union_depth(a: &Shape, b: &Shape) -> f64 {
             }
             covered.clear();
             for (l, other) in near.iter().enumerate() {
-                if l != k {
-                    if let Some(iv) = other.interior_interval(s, e, 1e-9) {
-                        covered.push(iv);
-                    }
+                if l != k
+                    && let Some(iv) = other.interior_interval(s, e, 1e-9)
+                {
+                    covered.push(iv);
                 }
             }
             covered.sort_by(|x, y| x.0.total_cmp(&y.0));

@@ -145,12 +145,11 @@ fn judge_direction(
             if nearest.clearance_mm < 0.0 {
                 reasons.push(nearest.clone());
             }
-            if opts.obstacles_count() {
-                if let Some(t) = &template_nearest {
-                    if t.clearance_mm < nearest.clearance_mm {
-                        nearest = t.clone();
-                    }
-                }
+            if opts.obstacles_count()
+                && let Some(t) = &template_nearest
+                && t.clearance_mm < nearest.clearance_mm
+            {
+                nearest = t.clone();
             }
             let ships = table
                 .ships
@@ -185,6 +184,7 @@ fn judge_direction(
                     nearest = blocker;
                 }
             }
+            reasons.sort_by(|a, b| (a.kind, &a.id).cmp(&(b.kind, &b.id)));
             let legal = reasons.is_empty();
             if !legal {
                 // The deepest reason sets the (negative) clearance.

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 pub const ROLL_FORMAT: &str = "hashmark-roll/1";
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum BlockerKind {
     /// Another ship's base (with guides) under the landing base.
@@ -65,7 +65,8 @@ pub struct Landing {
     pub clearance_mm: f64,
     /// The blocker that sets `clearance_mm`.
     pub nearest: Blocker,
-    /// Every reason the position is illegal; empty when legal.
+    /// Every reason the position is illegal, ships first, then obstacles, the template's
+    /// obstacles and the play-area edge, each group by id; empty when legal.
     pub reasons: Vec<Blocker>,
     /// The landed base with guides, table mm, counter-clockwise.
     pub base_polygon: Vec<[f64; 2]>,
