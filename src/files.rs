@@ -31,6 +31,18 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), FileError> {
     };
     let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(|e| err(&e))?;
     tmp.write_all(bytes).map_err(|e| err(&e))?;
+    // Temporary files are private (0600); an output file should read like any other:
+    // keep the mode of the file being replaced, else the usual 0644.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(path)
+            .map(|m| m.permissions().mode())
+            .unwrap_or(0o644);
+        tmp.as_file()
+            .set_permissions(std::fs::Permissions::from_mode(mode))
+            .map_err(|e| err(&e))?;
+    }
     tmp.as_file().sync_all().map_err(|e| err(&e))?;
     tmp.persist(path).map_err(|e| err(&e.error))?;
     Ok(())
@@ -48,6 +60,12 @@ mod tests {
         write_atomic(&p, b"two").unwrap();
         assert_eq!(std::fs::read_to_string(&p).unwrap(), "two");
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(&p).unwrap().permissions().mode() & 0o777;
+            assert_eq!(mode, 0o644);
+        }
         let e = write_atomic(&dir.path().join("missing/x.txt"), b"x").unwrap_err();
         assert!(e.to_string().starts_with("cannot write"));
     }

@@ -8,6 +8,7 @@ pub mod cli;
 pub mod diagram;
 pub mod files;
 pub mod geometry;
+pub mod layout;
 pub mod models;
 pub mod rules;
 pub mod scene;

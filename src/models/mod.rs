@@ -5,6 +5,7 @@
 //! A wrong file is refused with one message that names the file and the field.
 
 mod error;
+pub(crate) use error::from_json;
 mod obstacles;
 
 pub use error::ModelError;
@@ -317,4 +318,99 @@ fn validate_play_areas(p: &PlayAreas) -> Result<(), ModelError> {
         ));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builtin_models_match_the_spec() {
+        let m = Models::builtin();
+        let w: Vec<f64> = BaseSize::ALL
+            .iter()
+            .map(|s| m.bases.get(*s).width_mm)
+            .collect();
+        assert_eq!(w, [40.0, 60.0, 80.0]);
+        assert_eq!(m.obstacles.len(), 30);
+        assert_eq!(m.templates.straight(3).unwrap().length_mm, 120.0);
+        assert_eq!(m.templates.bank(2).unwrap().radius_mm, 130.0);
+        assert_eq!(m.templates.turn(2).unwrap().radius_mm, 62.5);
+        assert_eq!(m.play_areas.get("epic").unwrap().width_mm, 1828.8);
+        assert!(m.obstacles.get("core2asteroid5").is_some());
+    }
+
+    fn copy_models() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("models");
+        for f in [BASES_FILE, TEMPLATES_FILE, PLAY_AREAS_FILE, OBSTACLES_FILE] {
+            std::fs::copy(src.join(f), dir.path().join(f)).unwrap();
+        }
+        dir
+    }
+
+    fn edit(dir: &Path, file: &str, from: &str, to: &str) {
+        let p = dir.join(file);
+        let text = std::fs::read_to_string(&p).unwrap();
+        assert!(text.contains(from));
+        std::fs::write(&p, text.replacen(from, to, 1)).unwrap();
+    }
+
+    #[test]
+    fn a_wrong_model_file_is_named_with_its_field() {
+        let dir = copy_models();
+        assert!(Models::load_dir(dir.path()).is_ok());
+
+        edit(
+            dir.path(),
+            BASES_FILE,
+            "\"width_mm\": 60.0",
+            "\"width_mm\": -60.0",
+        );
+        let e = Models::load_dir(dir.path()).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "bases.json: sizes.medium.width_mm: must be a positive number, found -60"
+        );
+
+        let dir = copy_models();
+        edit(
+            dir.path(),
+            TEMPLATES_FILE,
+            "\"radius_mm\": 80.0",
+            "\"radius_mm\": \"eighty\"",
+        );
+        let e = Models::load_dir(dir.path()).unwrap_err().to_string();
+        assert!(
+            e.starts_with("templates.json: bank[0].radius_mm: invalid type"),
+            "{e}"
+        );
+
+        let dir = copy_models();
+        let good = r#"{"xws":"a","mm":[[0,0],[1,0],[0,1]]}"#;
+        let bad = r#"{"xws":"b","mm":[[0,0],[1,1]]}"#;
+        std::fs::write(dir.path().join(OBSTACLES_FILE), format!("{good}\n{bad}\n")).unwrap();
+        let e = Models::load_dir(dir.path()).unwrap_err().to_string();
+        assert!(
+            e.starts_with("obstacles.jsonl line 2: mm: a polygon needs at least 3 points"),
+            "{e}"
+        );
+
+        let dir = copy_models();
+        edit(
+            dir.path(),
+            PLAY_AREAS_FILE,
+            "hashmark-play-areas/1",
+            "hashmark-play-areas/0",
+        );
+        let e = Models::load_dir(dir.path()).unwrap_err().to_string();
+        assert!(e.contains("play_areas.json: format: expected"), "{e}");
+
+        std::fs::remove_file(dir.path().join(BASES_FILE)).unwrap();
+        let e = Models::load_dir(dir.path()).unwrap_err().to_string();
+        assert!(
+            e.contains("bases.json") && e.contains("No such file"),
+            "{e}"
+        );
+    }
 }

@@ -176,50 +176,38 @@ pub fn right_roll(
                 .bank(1)
                 .ok_or(GeometryError::MissingTemplate("bank1"))?;
             let (r, a) = (bank.radius_mm, bank.angle_deg.to_radians());
-            // Forward bank: the centre-line leaves (w/2, 0) along +x and curves about
-            // (w/2, r) towards +y; the ship's side hashmark meets the far end.
-            let template_shape =
-                footprint::arc_band(Point::new(w / 2.0, r), r, tw, -90.0, bank.angle_deg);
-            let end = Point::new(w / 2.0 + r * a.sin(), r - r * a.cos());
-            let along = nalgebra::Vector2::new(a.cos(), a.sin());
+            // Forward (s = 1): the centre-line leaves (w/2, 0) along +x and curves about
+            // (w/2, r) towards +y; backward (s = -1) is its mirror image in y. The landed
+            // ship's side hashmark meets the far end, its heading turned by s * angle.
+            let s = if template == RollTemplate::Bank1Forward {
+                1.0
+            } else {
+                -1.0
+            };
+            let template_shape = footprint::arc_band(
+                Point::new(w / 2.0, s * r),
+                r,
+                tw,
+                -90.0 * s,
+                s * bank.angle_deg,
+            );
+            let end = Point::new(w / 2.0 + r * a.sin(), s * (r - r * a.cos()));
+            let along = nalgebra::Vector2::new(a.cos(), s * a.sin());
             let middle = end + along * (w / 2.0);
-            // The landed ship's forward axis, turned by the bank angle.
-            let forward = nalgebra::Vector2::new(-a.sin(), a.cos());
+            // Front and back slide along the far end edge, which is the landed ship's
+            // forward axis.
+            let forward = nalgebra::Vector2::new(-s * a.sin(), a.cos());
             let centres = [
                 middle + forward * (tw / 2.0),
                 middle,
                 middle - forward * (tw / 2.0),
             ];
-            let forward_roll = RollGeometry {
+            Ok(RollGeometry {
                 template: template_shape,
                 landings: std::array::from_fn(|i| LocalLanding {
                     slot: slots[i],
                     centre: centres[i],
-                    turn_deg: bank.angle_deg,
-                }),
-            };
-            if template == RollTemplate::Bank1Forward {
-                return Ok(forward_roll);
-            }
-            // Backward: mirror y. The ship's front stays its front, so front and back keep
-            // their meaning along the landed ship's own forward axis.
-            let mirrored = forward_roll
-                .landings
-                .map(|l| (Point::new(l.centre.x, -l.centre.y), -l.turn_deg));
-            // Mirroring swaps which end is the landed ship's front: re-label by the turned axis.
-            let fwd_back = nalgebra::Vector2::new(a.sin(), a.cos());
-            let mid = mirrored[1].0;
-            let centres = [
-                mid + fwd_back * (tw / 2.0),
-                mid,
-                mid - fwd_back * (tw / 2.0),
-            ];
-            Ok(RollGeometry {
-                template: forward_roll.template.mirrored_y(),
-                landings: std::array::from_fn(|i| LocalLanding {
-                    slot: slots[i],
-                    centre: centres[i],
-                    turn_deg: mirrored[i].1,
+                    turn_deg: s * bank.angle_deg,
                 }),
             })
         }
