@@ -4,11 +4,11 @@
 //! they read; `diagram` draws a scene and its verdicts; `cli` composes them. With
 //! `--no-default-features` all of it builds and tests in seconds.
 
+pub mod calibration;
 pub mod cli;
 pub mod diagram;
 pub mod files;
 pub mod geometry;
-pub mod layout;
 pub mod models;
 pub mod rules;
 pub mod scene;

@@ -1,6 +1,10 @@
 //! The `hashmark` command line: parse, call the library, print or write. Every failure is
 //! one line on stderr and exit code 2.
 
+#[cfg(feature = "vision")]
+mod calibrate;
+#[cfg(feature = "vision")]
+mod markers;
 mod roll;
 mod scene_svg;
 #[cfg(feature = "vision")]
@@ -26,6 +30,13 @@ enum Command {
     Roll(roll::RollArgs),
     /// A true-scale top-down SVG of a scene, with a ship's barrel roll drawn in.
     SceneSvg(scene_svg::SvgArgs),
+    /// Calibrate the camera (intrinsics) or the table pose (feature `vision`).
+    #[cfg(feature = "vision")]
+    #[command(subcommand)]
+    Calibrate(calibrate::CalibrateCommand),
+    /// Printable mat marker cards and the ChArUco board (SVG, PDF, PNG) at true scale.
+    #[cfg(feature = "vision")]
+    Markers(markers::MarkersArgs),
     /// Synthetic camera images of a random table with their exact truth (feature `vision`).
     #[cfg(feature = "vision")]
     Simulate(simulate::SimulateArgs),
@@ -37,6 +48,10 @@ pub fn run() -> ExitCode {
     let result = match cli.command {
         Command::Roll(args) => roll::run(&args),
         Command::SceneSvg(args) => scene_svg::run(&args),
+        #[cfg(feature = "vision")]
+        Command::Calibrate(cmd) => calibrate::run(&cmd),
+        #[cfg(feature = "vision")]
+        Command::Markers(args) => markers::run(&args),
         #[cfg(feature = "vision")]
         Command::Simulate(args) => simulate::run(&args),
     };

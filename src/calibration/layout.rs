@@ -45,7 +45,7 @@ impl Layout {
     pub fn builtin() -> Layout {
         Layout::from_json(
             "calibration/layout.json",
-            include_str!("../calibration/layout.json"),
+            include_str!("../../calibration/layout.json"),
         )
         .expect("the shipped calibration/layout.json is valid")
     }
@@ -146,7 +146,7 @@ mod tests {
 
     #[test]
     fn wrong_layouts_are_refused() {
-        let text = include_str!("../calibration/layout.json");
+        let text = include_str!("../../calibration/layout.json");
         let e =
             Layout::from_json("layout.json", &text.replace("\"id\": 2", "\"id\": 1")).unwrap_err();
         assert!(
