@@ -1,0 +1,60 @@
+use crate::calibration::Layout;
+use crate::vision::aruco::CharucoGeometry;
+use crate::vision::print;
+use anyhow::Context;
+use std::path::PathBuf;
+
+#[derive(clap::Args, Debug)]
+pub struct MarkersArgs {
+    /// Directory for the printable files (created if missing).
+    #[arg(long)]
+    out: PathBuf,
+    /// Resolution of the PNG copies.
+    #[arg(long, default_value_t = 300.0)]
+    dpi: f32,
+}
+
+pub fn run(args: &MarkersArgs) -> anyhow::Result<()> {
+    if !(args.dpi.is_finite() && (72.0..=1200.0).contains(&args.dpi)) {
+        anyhow::bail!("--dpi must be between 72 and 1200, not {}", args.dpi);
+    }
+    std::fs::create_dir_all(&args.out)
+        .with_context(|| format!("cannot create {}", args.out.display()))?;
+    let layout = Layout::builtin();
+    let play = crate::Models::builtin()
+        .play_areas
+        .get("standard")
+        .map(|a| (a.width_mm, a.height_mm))
+        .unwrap_or((914.4, 914.4));
+    let b = &layout.board;
+    let board = CharucoGeometry::new(
+        b.squares_x as usize,
+        b.squares_y as usize,
+        b.square_mm,
+        b.marker_mm,
+    )?;
+    let pages = [
+        ("mat-markers", print::mat_markers_svg(&layout, play)?),
+        (
+            "charuco-board",
+            print::charuco_board_svg(&board, &b.dictionary),
+        ),
+    ];
+    let dpi = args.dpi.round() as u32;
+    for (name, svg) in &pages {
+        let write = |file: String, bytes: &[u8]| -> anyhow::Result<()> {
+            let path = args.out.join(file);
+            crate::files::write_atomic(&path, bytes)?;
+            eprintln!("wrote {}", path.display());
+            Ok(())
+        };
+        write(format!("{name}.svg"), svg.as_bytes())?;
+        write(format!("{name}.pdf"), &print::to_pdf(svg)?)?;
+        write(
+            format!("{name}-{dpi}dpi.png"),
+            &print::to_png(svg, args.dpi)?,
+        )?;
+    }
+    eprintln!("print the PDFs at 100 % and check each page's 100 mm bar with a ruler");
+    Ok(())
+}

@@ -1,0 +1,97 @@
+//! The printable targets are what OpenCV detects, at true scale: render the page to PNG at
+//! 300 DPI and find the markers and the ChArUco corners where the millimetres say.
+#![cfg(feature = "vision")]
+
+use hashmark::calibration::Layout;
+use hashmark::vision::aruco::{self, CharucoGeometry, Dict};
+use hashmark::vision::print;
+use opencv::core::Vector;
+use opencv::imgcodecs;
+
+const DPI: f64 = 300.0;
+const PX_PER_MM: f64 = DPI / 25.4;
+
+fn decode(png: &[u8]) -> opencv::core::Mat {
+    let buf: Vector<u8> = Vector::from_slice(png);
+    imgcodecs::imdecode(&buf, imgcodecs::IMREAD_GRAYSCALE).unwrap()
+}
+
+#[test]
+fn mat_marker_cards_detect_at_true_scale() {
+    let layout = Layout::builtin();
+    let svg = print::mat_markers_svg(&layout, (914.4, 914.4)).unwrap();
+    let img = decode(&print::to_png(&svg, DPI as f32).unwrap());
+    let found = aruco::detect(&img, Dict::Mat4x4_50).unwrap();
+    let ids: Vec<i32> = found.iter().map(|d| d.id).collect();
+    assert_eq!(ids, [0, 1, 2, 3]);
+    // Cards at (15, 35), (105, 35), (15, 135), (105, 135) mm; markers 15 mm inside them.
+    let origins = [(30.0, 50.0), (120.0, 50.0), (30.0, 150.0), (120.0, 150.0)];
+    for (d, (x, y)) in found.iter().zip(origins) {
+        let tl = d.corners[0];
+        // Pixel centres sit half a pixel inside the edge they sample.
+        assert!(
+            (tl[0] - (x * PX_PER_MM - 0.5)).abs() < 1.5,
+            "{} tl x {}",
+            d.id,
+            tl[0]
+        );
+        assert!(
+            (tl[1] - (y * PX_PER_MM - 0.5)).abs() < 1.5,
+            "{} tl y {}",
+            d.id,
+            tl[1]
+        );
+        let side = ((d.corners[1][0] - tl[0]).powi(2) + (d.corners[1][1] - tl[1]).powi(2)).sqrt();
+        assert!(
+            (side - 60.0 * PX_PER_MM).abs() < 1.5,
+            "{} side {side}",
+            d.id
+        );
+    }
+}
+
+#[test]
+fn pdf_pages_are_a4_at_true_size() {
+    let layout = Layout::builtin();
+    let pdf = print::to_pdf(&print::mat_markers_svg(&layout, (914.4, 914.4)).unwrap()).unwrap();
+    let text = String::from_utf8_lossy(&pdf);
+    let i = text.find("/MediaBox [").expect("a MediaBox");
+    let nums: Vec<f64> = text[i + 11..]
+        .split(']')
+        .next()
+        .unwrap()
+        .split_whitespace()
+        .map(|v| v.parse().unwrap())
+        .collect();
+    // A4 is 210 x 297 mm = 595.28 x 841.89 pt.
+    assert!((nums[2] - nums[0] - 595.28).abs() < 0.1, "{nums:?}");
+    assert!((nums[3] - nums[1] - 841.89).abs() < 0.1, "{nums:?}");
+}
+
+#[test]
+fn charuco_board_gives_all_corners_at_the_square_size() {
+    let layout = Layout::builtin();
+    let b = &layout.board;
+    let board = CharucoGeometry::new(
+        b.squares_x as usize,
+        b.squares_y as usize,
+        b.square_mm,
+        b.marker_mm,
+    )
+    .unwrap();
+    let img = decode(
+        &print::to_png(&print::charuco_board_svg(&board, &b.dictionary), DPI as f32).unwrap(),
+    );
+    let found = aruco::detect(&img, Dict::Board5x5_100).unwrap();
+    assert_eq!(found.len(), board.markers.len());
+    let corners = aruco::charuco_corners(&img, &board).unwrap();
+    assert_eq!(
+        corners.len(),
+        (b.squares_x as usize - 1) * (b.squares_y as usize - 1)
+    );
+    // Corner k and k + 1 on a row are one square apart.
+    let by_id: std::collections::HashMap<i32, [f64; 2]> = corners.into_iter().collect();
+    let step =
+        ((by_id[&1][0] - by_id[&0][0]).powi(2) + (by_id[&1][1] - by_id[&0][1]).powi(2)).sqrt();
+    assert!((step - b.square_mm * PX_PER_MM).abs() < 1.0, "step {step}");
+}
