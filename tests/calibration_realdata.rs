@@ -178,7 +178,6 @@ fn near_duplicate_and_empty_views_are_rejected() {
 fn apriltag_photos_match_the_reference_corners() {
     let mut errors: Vec<f64> = Vec::new();
     let mut unmatched: Vec<String> = Vec::new();
-    let mut found_total = 0;
     for name in [
         "33369213973_9d9bb4cc96_c",
         "34085369442_304b6bafd9_c",
@@ -208,7 +207,6 @@ fn apriltag_photos_match_the_reference_corners() {
             Dict::parse("DICT_APRILTAG_36h11").unwrap(),
         )
         .unwrap();
-        found_total += found.len();
         for d in &found {
             assert_eq!(d.id, 0, "{name}: only tag 0 is in these photos");
             // Mean corner distance to the best-matching reference tag, any start, any winding.

@@ -15,6 +15,19 @@ pub enum CalibrateCommand {
     Camera(CameraArgs),
     /// The table pose (or a homography without intrinsics) from the four mat markers.
     Table(TableArgs),
+    /// Score calibration files against a simulator's truth.json: how far table points land.
+    Score(ScoreArgs),
+}
+
+#[derive(clap::Args, Debug)]
+pub struct ScoreArgs {
+    /// truth.json written by `hashmark simulate`.
+    #[arg(long)]
+    truth: PathBuf,
+    #[arg(long)]
+    camera_calibration: Option<PathBuf>,
+    #[arg(long, default_value = "calibration/table.json")]
+    table: PathBuf,
 }
 
 #[derive(clap::Args, Debug)]
@@ -73,6 +86,7 @@ pub fn run(cmd: &CalibrateCommand) -> anyhow::Result<()> {
     match cmd {
         CalibrateCommand::Camera(a) => run_camera(a),
         CalibrateCommand::Table(a) => run_table(a),
+        CalibrateCommand::Score(a) => run_score(a),
     }
 }
 
@@ -178,7 +192,7 @@ fn run_camera(a: &CameraArgs) -> anyhow::Result<()> {
         let mut frame = Mat::default();
         let mut k = 0u64;
         while cap.read(&mut frame)? && !frame.empty() {
-            if k % step == 0 {
+            if k.is_multiple_of(step) {
                 take(format!("frame {k}"), &frame)?;
             }
             k += 1;
@@ -193,8 +207,12 @@ fn run_camera(a: &CameraArgs) -> anyhow::Result<()> {
     }
     let size = size.context("no images")?;
     let mut report = camera::calibrate(candidates, &board, size)?;
+    let play = crate::Models::builtin()
+        .play_areas
+        .get("standard")
+        .map_or([914.4, 914.4], |p| [p.width_mm, p.height_mm]);
     report.file.table_uncertainty_mm =
-        camera::table_uncertainty_mm(&report.file, a.table_distance_mm, 650.0);
+        camera::table_uncertainty_mm(&report.file, &Layout::builtin(), play, a.table_distance_mm);
     report.file.save(&a.out)?;
     let dir = a.out.parent().unwrap_or(Path::new("."));
     let stem = a
@@ -401,5 +419,41 @@ fn run_table(a: &TableArgs) -> anyhow::Result<()> {
         println!("  marker {id}: residual {r:.2} mm, measures {side:.2} mm");
     }
     println!("wrote {}", a.out.display());
+    Ok(())
+}
+
+fn run_score(a: &ScoreArgs) -> anyhow::Result<()> {
+    let truth: crate::vision::sim::Truth =
+        serde_json::from_str(&crate::files::read_text(&a.truth)?)
+            .with_context(|| format!("{} is not a simulator truth file", a.truth.display()))?;
+    let camera = match &a.camera_calibration {
+        Some(p) => Some(CameraFile::load(p)?),
+        None => None,
+    };
+    let table = crate::calibration::TableFile::load(&a.table)?;
+    if table.image_size != truth.camera.image_size {
+        bail!(
+            "the calibration is for {:?} images, the truth for {:?}",
+            table.image_size,
+            truth.camera.image_size
+        );
+    }
+    let play = [
+        truth.scene.play_area.width_mm,
+        truth.scene.play_area.height_mm,
+    ];
+    let (rms, max) = crate::vision::calibrate::table_error_mm(&truth.camera, camera.as_ref(), &table, play)
+        .context("the calibration cannot map the truth's points (no intrinsics for a pose, or a point behind the camera)")?;
+    if let Some(c) = &camera {
+        let (k, t) = (c.camera_matrix, truth.camera.camera_matrix);
+        println!(
+            "intrinsics vs truth: fx {:+.2} %, fy {:+.2} %, cx {:+.2} %, cy {:+.2} %",
+            (k[0][0] / t[0][0] - 1.0) * 100.0,
+            (k[1][1] / t[1][1] - 1.0) * 100.0,
+            (k[0][2] / t[0][2] - 1.0) * 100.0,
+            (k[1][2] / t[1][2] - 1.0) * 100.0
+        );
+    }
+    println!("table points (11 x 11 grid over the play area): {rms:.3} mm RMS, {max:.3} mm max");
     Ok(())
 }

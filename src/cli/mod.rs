@@ -45,6 +45,10 @@ enum Command {
 /// Runs the command line and maps every error to one line and exit code 2.
 pub fn run() -> ExitCode {
     let cli = Cli::parse();
+    // OpenCV logs its own warnings to stderr (a missing camera, a GStreamer pipeline); the
+    // commands say what went wrong in one line of their own.
+    #[cfg(feature = "vision")]
+    let _ = opencv::core::set_log_level(opencv::core::LogLevel::LOG_LEVEL_SILENT);
     let result = match cli.command {
         Command::Roll(args) => roll::run(&args),
         Command::SceneSvg(args) => scene_svg::run(&args),

@@ -23,10 +23,10 @@ pub struct SimulateArgs {
     /// Number of ChArUco calibration views.
     #[arg(long, default_value_t = 12)]
     pub charuco_views: usize,
-    /// Samples per pixel along each axis (n x n jittered samples).
-    #[arg(long, default_value_t = 2)]
+    /// Samples per pixel along each axis (n x n jittered samples): the sensor's pixel area.
+    #[arg(long, default_value_t = 3)]
     pub supersample: u32,
-    /// Also write `preview.png`: the first frame downscaled to this width (for docs).
+    /// Also write `preview.jpg`: the first frame downscaled to this width (for docs).
     #[arg(long)]
     pub preview_width: Option<u32>,
 }
@@ -62,7 +62,7 @@ pub fn run(args: &SimulateArgs) -> anyhow::Result<()> {
         let first = truth.frames.first().context("no frame written")?;
         crate::vision::sim::write_preview(
             &args.out.join(&first.file),
-            &args.out.join("preview.png"),
+            &args.out.join("preview.jpg"),
             w,
         )?;
     }

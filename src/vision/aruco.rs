@@ -310,11 +310,15 @@ pub fn charuco_corners(
 /// Detects markers with cornerSubPix in a window of `half_window` pixels around each
 /// corner. OpenCV's default (5) reaches into the marker's inner bits when a cell is under
 /// about 11 px, which pulls the corners by a pixel or more; the window should stay inside
-/// the one-cell border.
+/// the one-cell border. Bits are read at `pixels_per_cell` (OpenCV's default is 4): OpenCV
+/// samples the unwarped marker with nearest-neighbour, and at 4 px per cell a blurred,
+/// foreshortened marker of a 4K view (cells of 8 px and more) loses isolated bits, while
+/// 8 px per cell loses bits of markers whose cells are only 3-4 px.
 pub fn detect_subpix_window(
     image: &Mat,
     d: Dict,
     half_window: i32,
+    pixels_per_cell: i32,
 ) -> Result<Vec<Detection>, VisionError> {
     let dict = dictionary(d)?;
     let mut params = DetectorParameters::create()?;
@@ -322,6 +326,7 @@ pub fn detect_subpix_window(
     params.set_corner_refinement_win_size(half_window.max(1));
     params.set_corner_refinement_max_iterations(100);
     params.set_corner_refinement_min_accuracy(0.01);
+    params.set_perspective_remove_pixel_per_cell(pixels_per_cell.clamp(2, 16));
     let mut corners: Vector<Vector<Point2f>> = Vector::new();
     let mut ids: Vector<i32> = Vector::new();
     let mut rejected: Vector<Vector<Point2f>> = Vector::new();

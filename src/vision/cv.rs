@@ -46,12 +46,12 @@ pub struct Intrinsics {
     pub rms_px: f64,
 }
 
+/// One calibration view: planar target points (mm, z = 0) and where they were seen (px).
+pub type View = (Vec<[f64; 3]>, Vec<[f64; 2]>);
+
 /// Calibrates a camera from per-view correspondences (planar target points in mm, z = 0,
 /// and their image points) with `calibrateCamera` and the five-term distortion.
-pub fn calibrate(
-    views: &[(Vec<[f64; 3]>, Vec<[f64; 2]>)],
-    image_size: [u32; 2],
-) -> Result<Intrinsics, VisionError> {
+pub fn calibrate(views: &[View], image_size: [u32; 2]) -> Result<Intrinsics, VisionError> {
     let mut obj: Vector<Vector<Point3f>> = Vector::new();
     let mut img: Vector<Vector<Point2f>> = Vector::new();
     for (o, i) in views {

@@ -9,7 +9,10 @@ use super::VisionError;
 use opencv::core::Mat;
 use opencv::prelude::*;
 
-/// A grey image as floats, for bilinear sampling.
+/// A grey image as linear light, for bilinear sampling. Cameras store a gamma-encoded
+/// signal; a blurred edge is symmetric in linear light only, so its halfway point is found
+/// there (in the encoded values it sits about half a pixel towards the dark side, which
+/// shrinks a black marker by 2 % at 50 px: measured on rendered frames before this decode).
 pub struct Grey {
     width: usize,
     height: usize,
@@ -26,10 +29,21 @@ impl Grey {
         };
         let size = grey.size()?;
         let (width, height) = (size.width as usize, size.height as usize);
+        let linear: Vec<f32> = (0..=255u8)
+            .map(|v| {
+                let c = f64::from(v) / 255.0;
+                let l = if c <= 0.04045 {
+                    c / 12.92
+                } else {
+                    ((c + 0.055) / 1.055).powf(2.4)
+                };
+                (l * 255.0) as f32
+            })
+            .collect();
         let mut data = Vec::with_capacity(width * height);
         for r in 0..height {
             let row = grey.at_row::<u8>(r as i32)?;
-            data.extend(row.iter().map(|&v| f32::from(v)));
+            data.extend(row.iter().map(|&v| linear[usize::from(v)]));
         }
         Ok(Grey {
             width,
@@ -75,7 +89,7 @@ fn edge_point(img: &Grey, p: [f64; 2], n: [f64; 2], reach: f64) -> Option<[f64; 
         .map(|x| x.1)
         .sum::<f64>()
         / q as f64;
-    if light - dark < 20.0 {
+    if light - dark < 8.0 {
         return None;
     }
     let half = (dark + light) / 2.0;
@@ -117,6 +131,22 @@ fn fit_line(pts: &[[f64; 2]]) -> Option<([f64; 2], [f64; 2])> {
     Some(([mx, my], [angle.cos(), angle.sin()]))
 }
 
+/// A line fit that ignores stray edge points (a miniature's shadow, a speck on the card):
+/// fit, drop points further than three median deviations, fit again.
+fn fit_robust(pts: &[[f64; 2]]) -> Option<([f64; 2], [f64; 2])> {
+    let (p, d) = fit_line(pts)?;
+    let dist = |q: &[f64; 2]| ((q[0] - p[0]) * d[1] - (q[1] - p[1]) * d[0]).abs();
+    let mut devs: Vec<f64> = pts.iter().map(dist).collect();
+    devs.sort_by(f64::total_cmp);
+    let limit = (3.0 * devs[devs.len() / 2]).max(0.05);
+    let kept: Vec<[f64; 2]> = pts.iter().filter(|q| dist(q) <= limit).copied().collect();
+    if kept.len() * 2 < pts.len() {
+        Some((p, d))
+    } else {
+        fit_line(&kept)
+    }
+}
+
 fn intersect(a: ([f64; 2], [f64; 2]), b: ([f64; 2], [f64; 2])) -> Option<[f64; 2]> {
     let (p, r) = a;
     let (q, s) = b;
@@ -138,6 +168,21 @@ pub fn refine_quad(
     cells: usize,
     to_ideal: &dyn Fn([f64; 2]) -> [f64; 2],
 ) -> Option<[[f64; 2]; 4]> {
+    // A detector's corners can be a pixel or more off on a small, steep marker, which puts
+    // part of the edge outside the search window; a second pass from the first pass's
+    // corners (mapped back to the image) centres the window on the edge.
+    // (Over one marker side the lens's curvature is negligible, so the first pass fits in
+    // image pixels.)
+    let start = refine_once(img, corners, cells, &|p| p).unwrap_or(*corners);
+    refine_once(img, &start, cells, to_ideal).or_else(|| refine_once(img, corners, cells, to_ideal))
+}
+
+fn refine_once(
+    img: &Grey,
+    corners: &[[f64; 2]; 4],
+    cells: usize,
+    to_ideal: &dyn Fn([f64; 2]) -> [f64; 2],
+) -> Option<[[f64; 2]; 4]> {
     let centre = [
         corners.iter().map(|c| c[0]).sum::<f64>() / 4.0,
         corners.iter().map(|c| c[1]).sum::<f64>() / 4.0,
@@ -152,8 +197,13 @@ pub fn refine_quad(
         if (mid[0] - centre[0]) * n[0] + (mid[1] - centre[1]) * n[1] < 0.0 {
             n = [-n[0], -n[1]];
         }
-        // Stay inside the one-cell black border on the inner side.
-        let reach = (0.7 * len / cells as f64).clamp(1.5, 6.0);
+        // Stay inside the one-cell black border on the inner side: measure the marker's
+        // extent across this side (to the opposite side), not along it, which differs
+        // under a steep view.
+        let (c, e) = (corners[(k + 2) % 4], corners[(k + 3) % 4]);
+        let across =
+            ((c[0] + e[0]) / 2.0 - mid[0]) * -n[0] + ((c[1] + e[1]) / 2.0 - mid[1]) * -n[1];
+        let reach = (0.7 * across / cells as f64).clamp(1.0, 6.0);
         let samples = (len as usize).clamp(8, 200);
         let pts: Vec<[f64; 2]> = (0..samples)
             .filter_map(|i| {
@@ -167,10 +217,10 @@ pub fn refine_quad(
             })
             .map(to_ideal)
             .collect();
-        if pts.len() < samples / 2 {
+        if pts.len() * 3 < samples {
             return None;
         }
-        lines.push(fit_line(&pts)?);
+        lines.push(fit_robust(&pts)?);
     }
     // Corner k is where side k-1 (ending at it) meets side k (starting from it).
     let mut out = [[0.0; 2]; 4];

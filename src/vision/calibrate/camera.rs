@@ -341,16 +341,180 @@ fn solve(
     })
 }
 
-/// One-sigma uncertainty (mm) of a table point `offset_mm` from the optical axis, seen from
-/// `distance_mm`: from the standard deviations of f and c (a shifted principal point moves
-/// everything, a wrong focal length scales it) and the fit's own RMS as corner noise.
-pub fn table_uncertainty_mm(file: &CameraFile, distance_mm: f64, offset_mm: f64) -> Option<f64> {
-    let [sfx, sfy, scx, scy] = file.std_dev?;
-    let f = (file.camera_matrix[0][0] + file.camera_matrix[1][1]) / 2.0;
-    let sf = sfx.hypot(sfy) / std::f64::consts::SQRT_2;
-    let sc = scx.hypot(scy) / std::f64::consts::SQRT_2;
-    let from_c = distance_mm / f * sc;
-    let from_f = offset_mm / f * sf;
-    let from_noise = distance_mm / f * file.rms_px;
-    Some((from_c * from_c + from_f * from_f + from_noise * from_noise).sqrt())
+/// Expected RMS error (mm) of table points once this camera has also been posed over the
+/// table by `calibrate table`, seen from `distance_mm` straight above the play area's
+/// centre. A doubt in the intrinsics is mostly absorbed by the pose (a shifted principal
+/// point is solved as a slight tilt), so it is propagated through the whole chain by Monte
+/// Carlo: perturb fx, fy, cx, cy by their standard deviations and the marker corners by the
+/// fit's RMS, solve the pose from the perturbed corners, and measure where a grid of table
+/// points lands.
+pub fn table_uncertainty_mm(
+    file: &CameraFile,
+    layout: &crate::calibration::Layout,
+    play: [f64; 2],
+    distance_mm: f64,
+) -> Option<f64> {
+    use crate::vision::Camera;
+    let sd = file.std_dev?;
+    // Looking straight down: camera x along table x, camera y along table -y, z down.
+    let nominal = Camera {
+        image_size: file.image_size,
+        camera_matrix: file.camera_matrix,
+        distortion: file.distortion,
+        rvec: [std::f64::consts::PI, 0.0, 0.0],
+        tvec: [-play[0] / 2.0, play[1] / 2.0, distance_mm],
+    };
+    let corners: Vec<[f64; 2]> = layout
+        .mat_markers
+        .markers
+        .iter()
+        .filter_map(|m| layout.marker_corners_mm(m.id))
+        .flatten()
+        .collect();
+    let pixels: Vec<[f64; 2]> = corners
+        .iter()
+        .map(|c| nominal.project([c[0], c[1], 0.0]))
+        .collect::<Option<_>>()?;
+    let grid: Vec<[f64; 2]> = (0..=4)
+        .flat_map(|i| (0..=4).map(move |j| [play[0] * i as f64 / 4.0, play[1] * j as f64 / 4.0]))
+        .collect();
+    let mut rng = 0x5EED_u64;
+    let mut gauss = move || {
+        let mut u = || {
+            rng = rng.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = rng;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let (a, b) = (u().max(1e-300), u());
+        (-2.0 * a.ln()).sqrt() * (std::f64::consts::TAU * b).cos()
+    };
+    let (mut sq, mut n) = (0.0, 0usize);
+    for _ in 0..40 {
+        let mut k = file.camera_matrix;
+        k[0][0] += sd[0] * gauss();
+        k[1][1] += sd[1] * gauss();
+        k[0][2] += sd[2] * gauss();
+        k[1][2] += sd[3] * gauss();
+        let seen: Vec<[f64; 2]> = pixels
+            .iter()
+            .map(|p| [p[0] + file.rms_px * gauss(), p[1] + file.rms_px * gauss()])
+            .collect();
+        let guess = Camera {
+            camera_matrix: k,
+            ..nominal.clone()
+        };
+        let (rvec, tvec) = solve_planar_pose(&guess, &corners, &seen).ok()?;
+        let solved = Camera {
+            rvec,
+            tvec,
+            ..guess
+        };
+        for g in &grid {
+            let px = nominal.project([g[0], g[1], 0.0])?;
+            let back = super::image_to_table(&solved, px, 0.0)?;
+            sq += (back[0] - g[0]).powi(2) + (back[1] - g[1]).powi(2);
+            n += 1;
+        }
+    }
+    Some((sq / n.max(1) as f64).sqrt())
+}
+
+/// Pose of a camera over the table plane from table points (z = 0) and their pixels.
+pub fn solve_planar_pose(
+    model: &crate::vision::Camera,
+    table: &[[f64; 2]],
+    image: &[[f64; 2]],
+) -> Result<([f64; 3], [f64; 3]), VisionError> {
+    use opencv::core::{Point2d, Point3d};
+    let obj: Vector<Point3d> = table
+        .iter()
+        .map(|p| Point3d::new(p[0], p[1], 0.0))
+        .collect();
+    let img: Vector<Point2d> = image.iter().map(|p| Point2d::new(p[0], p[1])).collect();
+    let k = crate::vision::cv::camera_matrix(model)?;
+    let d = crate::vision::cv::distortion(model)?;
+    let mut rvec = Mat::default();
+    let mut tvec = Mat::default();
+    calib3d::solve_pnp(
+        &obj,
+        &img,
+        &k,
+        &d,
+        &mut rvec,
+        &mut tvec,
+        false,
+        calib3d::SOLVEPNP_IPPE,
+    )?;
+    calib3d::solve_pnp(
+        &obj,
+        &img,
+        &k,
+        &d,
+        &mut rvec,
+        &mut tvec,
+        true,
+        calib3d::SOLVEPNP_ITERATIVE,
+    )?;
+    let get = |m: &Mat| -> Result<[f64; 3], opencv::Error> {
+        Ok([*m.at::<f64>(0)?, *m.at::<f64>(1)?, *m.at::<f64>(2)?])
+    };
+    Ok((get(&rvec)?, get(&tvec)?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(std_dev: [f64; 4], rms: f64) -> CameraFile {
+        CameraFile {
+            format: CAMERA_FORMAT.into(),
+            image_size: [1920, 1080],
+            camera_matrix: [[1000.0, 0.0, 960.0], [0.0, 1000.0, 540.0], [0.0, 0.0, 1.0]],
+            distortion: [0.0; 5],
+            rms_px: rms,
+            views: 10,
+            std_dev: Some(std_dev),
+            table_uncertainty_mm: None,
+            created: None,
+        }
+    }
+
+    #[test]
+    fn uncertainty_grows_with_the_doubt_in_the_intrinsics() {
+        let layout = crate::calibration::Layout::builtin();
+        let play = [914.4, 914.4];
+        let sure = table_uncertainty_mm(&file([0.0; 4], 0.0), &layout, play, 1100.0).unwrap();
+        assert!(sure < 1e-6, "{sure}");
+        let noisy = table_uncertainty_mm(&file([0.0; 4], 0.2), &layout, play, 1100.0).unwrap();
+        let doubtful =
+            table_uncertainty_mm(&file([3.0, 3.0, 3.0, 3.0], 0.2), &layout, play, 1100.0).unwrap();
+        // 0.2 px of corner noise at 1.1 mm per px, averaged over 16 corners: about 0.1 mm.
+        assert!(noisy > 0.02 && noisy < 0.3, "{noisy}");
+        assert!(doubtful > noisy, "{doubtful} vs {noisy}");
+        assert!(
+            table_uncertainty_mm(
+                &CameraFile {
+                    std_dev: None,
+                    ..file([0.0; 4], 0.0)
+                },
+                &layout,
+                play,
+                1.0
+            )
+            .is_none()
+        );
+    }
+
+    #[test]
+    fn collinear_points_are_spotted() {
+        assert!(in_a_line(&[[0.0, 0.0], [1.0, 1.0], [2.0, 2.0], [3.0, 3.0]]));
+        assert!(!in_a_line(&[
+            [0.0, 0.0],
+            [1.0, 0.0],
+            [0.0, 1.0],
+            [1.0, 1.0]
+        ]));
+    }
 }

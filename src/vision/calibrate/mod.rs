@@ -64,16 +64,6 @@ pub fn rfc3339(secs: i64) -> String {
     )
 }
 
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn rfc3339_dates() {
-        assert_eq!(super::rfc3339(0), "1970-01-01T00:00:00Z");
-        assert_eq!(super::rfc3339(1_798_545_600), "2026-12-29T12:00:00Z");
-        assert_eq!(super::rfc3339(951_782_400), "2000-02-29T00:00:00Z");
-    }
-}
-
 /// How far calibrated table points land from the truth: table points on a grid over the
 /// play area are imaged by the `truth` camera, then mapped back to the table through the
 /// calibration. Returns (RMS, max) in mm.
@@ -112,4 +102,14 @@ pub fn table_error_mm(
         }
     }
     Some(((sq / n as f64).sqrt(), max))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn rfc3339_dates() {
+        assert_eq!(super::rfc3339(0), "1970-01-01T00:00:00Z");
+        assert_eq!(super::rfc3339(1_798_545_600), "2026-12-29T12:00:00Z");
+        assert_eq!(super::rfc3339(951_782_400), "2000-02-29T00:00:00Z");
+    }
 }

@@ -8,9 +8,9 @@ use crate::calibration::files::{TABLE_FORMAT, apply_homography};
 use crate::calibration::{CameraFile, Layout, TableFile};
 use crate::vision::aruco::{self, Detection, Dict};
 use crate::vision::edges::{Grey, refine_quad};
-use crate::vision::{Camera, VisionError, cv};
+use crate::vision::{Camera, VisionError};
 use opencv::calib3d;
-use opencv::core::{Mat, Point2d, Point3d, Vector};
+use opencv::core::{Mat, Point2d, Vector};
 use opencv::prelude::*;
 use std::collections::BTreeMap;
 
@@ -68,13 +68,13 @@ pub fn calibrate_table(
 ) -> Result<TableReport, TableError> {
     let size = image.size().map_err(VisionError::from)?;
     let image_size = [size.width as u32, size.height as u32];
-    if let Some(c) = camera {
-        if c.image_size != image_size {
-            return Err(TableError::Resolution {
-                image: image_size,
-                camera: c.image_size,
-            });
-        }
+    if let Some(c) = camera
+        && c.image_size != image_size
+    {
+        return Err(TableError::Resolution {
+            image: image_size,
+            camera: c.image_size,
+        });
     }
     let dict = Dict::parse(&layout.mat_markers.dictionary)?;
     let found = detect_small_too(image, dict, layout)?;
@@ -105,7 +105,7 @@ pub fn calibrate_table(
     for (id, d) in &markers {
         let cells = aruco::marker_bits(dict, *id as i32)?.cells;
         let refined = refine_quad(&grey, &d.corners, cells, &to_ideal)
-            .unwrap_or_else(|| d.corners.map(|p| to_ideal(p)));
+            .unwrap_or_else(|| d.corners.map(&to_ideal));
         corners_ideal.push((*id, refined));
     }
 
@@ -340,44 +340,11 @@ fn invert(h: &[[f64; 3]; 3]) -> [[f64; 3]; 3] {
     out
 }
 
-/// Camera pose from the marker corners: IPPE for a planar target, then iterative
-/// refinement of all 16 points.
+/// Camera pose from the marker corners (see `camera::solve_planar_pose`).
 fn solve_pose(
     model: &Camera,
     table: &[[f64; 2]],
     image: &[[f64; 2]],
 ) -> Result<([f64; 3], [f64; 3]), TableError> {
-    let obj: Vector<Point3d> = table
-        .iter()
-        .map(|p| Point3d::new(p[0], p[1], 0.0))
-        .collect();
-    let img: Vector<Point2d> = image.iter().map(|p| Point2d::new(p[0], p[1])).collect();
-    let k = cv::camera_matrix(model)?;
-    let d = cv::distortion(model)?;
-    let mut rvec = Mat::default();
-    let mut tvec = Mat::default();
-    calib3d::solve_pnp(
-        &obj,
-        &img,
-        &k,
-        &d,
-        &mut rvec,
-        &mut tvec,
-        false,
-        calib3d::SOLVEPNP_IPPE,
-    )?;
-    calib3d::solve_pnp(
-        &obj,
-        &img,
-        &k,
-        &d,
-        &mut rvec,
-        &mut tvec,
-        true,
-        calib3d::SOLVEPNP_ITERATIVE,
-    )?;
-    let get = |m: &Mat| -> Result<[f64; 3], opencv::Error> {
-        Ok([*m.at::<f64>(0)?, *m.at::<f64>(1)?, *m.at::<f64>(2)?])
-    };
-    Ok((get(&rvec)?, get(&tvec)?))
+    Ok(super::camera::solve_planar_pose(model, table, image)?)
 }

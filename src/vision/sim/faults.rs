@@ -21,8 +21,9 @@ pub struct Faults {
 impl Faults {
     pub fn random(seed: u64, camera: &Camera) -> Faults {
         let mut rng = Rng::stream(seed, "faults");
-        // Blur in pixels scales with resolution: the same lens over more pixels.
-        let res_scale = f64::from(camera.width()) / 1920.0;
+        // Blur in pixels grows with resolution, but less than linearly: cameras with more
+        // pixels also come with sharper lenses.
+        let res_scale = (f64::from(camera.width()) / 1920.0).sqrt();
         Faults {
             vignetting: rng.range(0.15, 0.4),
             blur_sigma_px: rng.range(0.45, 0.85) * res_scale.max(0.6),
@@ -59,8 +60,8 @@ fn blur(img: &mut LinearImage, sigma: f64) {
             for (i, kv) in k.iter().enumerate() {
                 let xx = (x + i as i64 - r).clamp(0, w - 1);
                 let o = ((y * w + xx) * 3) as usize;
-                for c in 0..3 {
-                    acc[c] += kv * img.data[o + c];
+                for (c, a) in acc.iter_mut().enumerate() {
+                    *a += kv * img.data[o + c];
                 }
             }
             let o = ((y * w + x) * 3) as usize;
@@ -73,8 +74,8 @@ fn blur(img: &mut LinearImage, sigma: f64) {
             for (i, kv) in k.iter().enumerate() {
                 let yy = (y + i as i64 - r).clamp(0, h - 1);
                 let o = ((yy * w + x) * 3) as usize;
-                for c in 0..3 {
-                    acc[c] += kv * tmp[o + c];
+                for (c, a) in acc.iter_mut().enumerate() {
+                    *a += kv * tmp[o + c];
                 }
             }
             let o = ((y * w + x) * 3) as usize;

@@ -3,6 +3,7 @@
 //! calibration views of one random camera, with `truth.json` beside them.
 
 pub mod charuco;
+pub mod clutter;
 pub mod faults;
 pub mod render;
 pub mod scene_gen;
@@ -183,13 +184,13 @@ fn hand_at(centre: [f64; 3], heading: f64, seed: u64) -> Mini {
     Mini {
         centre: Vector3::from(centre),
         heading,
-        a: 45.0,
-        b: 95.0,
-        hz: 22.0,
+        a: 50.0,
+        b: 150.0,
+        hz: 25.0,
         harmonics: [(0.12, 0.3), (0.06, 1.1), (0.04, 2.0), (0.03, 0.5)],
         colour: texture::srgb(224, 172, 140),
         seed,
-        radius: 95.0 * 1.5,
+        radius: 150.0 * 1.5,
     }
 }
 
@@ -308,12 +309,21 @@ pub fn simulate(opts: &SimOptions, out: &Path) -> Result<Truth, VisionError> {
     Ok(truth)
 }
 
-/// Writes a downscaled PNG copy of an image file (for documentation and quick looks).
+/// Writes a downscaled copy of an image file (for documentation and quick looks): PNG when
+/// `preview` ends in `.png`, else JPEG.
 pub fn write_preview(image: &Path, preview: &Path, width: u32) -> Result<(), VisionError> {
     let bytes = std::fs::read(image)
         .map_err(|e| VisionError::Invalid(format!("cannot read {}: {e}", image.display())))?;
     let img = cv::decode(&bytes)?;
     let small = cv::downscale(&img, width.clamp(16, 8192) as i32)?;
-    write_atomic(preview, &cv::encode_png(&small)?)?;
+    let png = preview
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("png"));
+    let bytes = if png {
+        cv::encode_png(&small)?
+    } else {
+        cv::encode_jpeg(&small, 90)?
+    };
+    write_atomic(preview, &bytes)?;
     Ok(())
 }

@@ -280,6 +280,11 @@ fn ground_albedo(world: &World, x: f64, y: f64) -> Rgb {
             return col;
         }
     }
+    for item in &world.clutter {
+        if let Some(col) = item.colour(x, y) {
+            return col;
+        }
+    }
     let in_play = x >= 0.0 && y >= 0.0 && x <= world.play[0] && y <= world.play[1];
     if in_play {
         for o in &world.obstacles {
@@ -320,11 +325,9 @@ fn nearest(world: &World, r: &Ray) -> (f64, Hit) {
             }
         }
     }
-    if let Some(hand) = &world.hand {
-        if let Some(t) = hit_mini(hand, r, best_t) {
-            best_t = t;
-            hit = Hit::Hand;
-        }
+    if let Some(t) = world.hand.as_ref().and_then(|h| hit_mini(h, r, best_t)) {
+        best_t = t;
+        hit = Hit::Hand;
     }
     if r.dir.z < 0.0 {
         let top = world
@@ -347,17 +350,15 @@ fn nearest(world: &World, r: &Ray) -> (f64, Hit) {
                 best_t = t;
                 hit = Hit::Peg;
             }
-            if let Some((t, n)) = hit_base(s, r, best_t) {
-                if t < best_t {
-                    best_t = t;
-                    hit = match n {
-                        None => Hit::BaseTop(i),
-                        Some(n) => {
-                            let (x, y) = s.dir_to_table(n[0], n[1]);
-                            Hit::BaseWall(Vector3::new(x, y, 0.0))
-                        }
-                    };
-                }
+            if let Some((t, n)) = hit_base(s, r, best_t).filter(|(t, _)| *t < best_t) {
+                best_t = t;
+                hit = match n {
+                    None => Hit::BaseTop(i),
+                    Some(n) => {
+                        let (x, y) = s.dir_to_table(n[0], n[1]);
+                        Hit::BaseWall(Vector3::new(x, y, 0.0))
+                    }
+                };
             }
         }
     }

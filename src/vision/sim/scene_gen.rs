@@ -96,6 +96,7 @@ pub fn random_scene(seed: u64, models: &Models) -> Scene {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::geometry::{Point, Pose, Shape, footprint};
 
     #[test]
     fn scenes_are_valid_and_sized() {
@@ -105,8 +106,40 @@ mod tests {
             s.check(models).expect("valid scene");
             assert!((3..=8).contains(&s.ships.len()), "seed {seed}");
             assert!((2..=6).contains(&s.obstacles.len()), "seed {seed}");
-            let t = crate::Table::from_scene(&s, models).expect("table");
-            let _ = t;
+            crate::Table::from_scene(&s, models).expect("table");
+            // Nothing overlaps and every base is inside the play area, by the rules'
+            // own geometry.
+            let mut shapes = Vec::new();
+            for ship in &s.ships {
+                let base =
+                    footprint::base(models.bases.get(ship.size).width_mm, &models.bases.guides);
+                let pose = Pose::new(ship.x, ship.y, ship.heading_deg);
+                let shape = base.transformed(&pose.isometry());
+                for p in shape.outline() {
+                    assert!(
+                        p.x > 0.0 && p.y > 0.0 && p.x < 914.4 && p.y < 914.4,
+                        "seed {seed}"
+                    );
+                }
+                shapes.push(shape);
+            }
+            for o in &s.obstacles {
+                let ring: Vec<Point> = o
+                    .outline(models)
+                    .expect("outline")
+                    .iter()
+                    .map(|p| Point::new(p[0], p[1]))
+                    .collect();
+                shapes.push(Shape::from_polygon(&ring).expect("obstacle shape"));
+            }
+            for i in 0..shapes.len() {
+                for j in i + 1..shapes.len() {
+                    assert!(
+                        !shapes[i].overlaps(&shapes[j]),
+                        "seed {seed}: items {i} and {j} overlap"
+                    );
+                }
+            }
         }
     }
 }

@@ -235,6 +235,8 @@ pub struct World {
     pub board: Option<Board>,
     /// A hand passing over the table (same shape model as a miniature).
     pub hand: Option<Mini>,
+    /// Cards, dice and tokens that are not part of the scene.
+    pub clutter: Vec<super::clutter::Item>,
     pub light: Light,
 }
 
@@ -299,7 +301,7 @@ impl World {
                 ObstacleKind::Rock
             };
             let tint = match kind {
-                ObstacleKind::Gas => hsv(rng.range(0.0, 1.0), 0.6, 0.8),
+                ObstacleKind::Gas => hsv(rng.range(0.0, 1.0), 0.35, 0.6),
                 ObstacleKind::Debris => srgb(120, 120, 125),
                 ObstacleKind::Rock => mix(srgb(110, 95, 80), srgb(120, 120, 120), rng.f64()),
             };
@@ -382,6 +384,23 @@ impl World {
             });
         }
         let light = Light::random(&mut Rng::stream(light_seed, "light"), centre);
+        let obstacle_bounds: Vec<([f64; 2], f64)> = obstacles
+            .iter()
+            .map(|o| {
+                let c = [(o.bbox[0] + o.bbox[2]) / 2.0, (o.bbox[1] + o.bbox[3]) / 2.0];
+                (
+                    c,
+                    ((o.bbox[2] - o.bbox[0]).powi(2) + (o.bbox[3] - o.bbox[1]).powi(2)).sqrt()
+                        / 2.0,
+                )
+            })
+            .collect();
+        let clutter = super::clutter::random_clutter(
+            look_seed,
+            scene,
+            &marker_centres(play[0], play[1]),
+            &obstacle_bounds,
+        );
         Ok(World {
             play,
             mat,
@@ -391,6 +410,7 @@ impl World {
             ships,
             board: None,
             hand: None,
+            clutter,
             light,
         })
     }
@@ -415,7 +435,7 @@ impl MatStyle {
                 colour: hsv(rng.f64(), rng.range(0.3, 0.7), rng.range(0.5, 0.8)),
                 colour2: hsv(rng.f64(), rng.range(0.2, 0.6), rng.range(0.3, 0.6)),
                 light: [la.cos(), la.sin()],
-                band_dir: rng.range(0.0, 3.14),
+                band_dir: rng.range(0.0, std::f64::consts::PI),
             })
         } else {
             None
@@ -507,7 +527,7 @@ impl TableStyle {
             wood,
             colour,
             colour2,
-            grain_dir: rng.range(0.0, 3.14),
+            grain_dir: rng.range(0.0, std::f64::consts::PI),
             seed: rng.next_u64(),
         }
     }

@@ -1,0 +1,209 @@
+//! The calibration commands as a user runs them, on rendered images and a video made from
+//! them: files written, plots beside them, and clear one-line refusals.
+#![cfg(feature = "vision")]
+
+use hashmark::vision::Resolution;
+use hashmark::vision::cv;
+use hashmark::vision::sim::{SimOptions, simulate};
+use opencv::prelude::*;
+use opencv::videoio;
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn hashmark(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_hashmark"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn refused(out: &Output, needle: &str) {
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(err.contains(needle), "{err:?} lacks {needle:?}");
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+#[test]
+fn camera_from_a_video_then_table_then_score() {
+    let dir = tempfile::tempdir().unwrap();
+    let sim = dir.path().join("sim");
+    let truth = simulate(
+        &SimOptions {
+            seed: 3,
+            resolution: Resolution::Custom(960, 540),
+            frames: None,
+            charuco_views: 10,
+            supersample: 1,
+        },
+        &sim,
+    )
+    .unwrap();
+    // A clip of the board being moved: each rendered view held for three frames.
+    let video = dir.path().join("board.avi");
+    let fourcc = videoio::VideoWriter::fourcc('M', 'J', 'P', 'G').unwrap();
+    let mut writer = videoio::VideoWriter::new(
+        s(&video),
+        fourcc,
+        10.0,
+        opencv::core::Size::new(960, 540),
+        true,
+    )
+    .unwrap();
+    assert!(writer.is_opened().unwrap());
+    for v in &truth.charuco.views {
+        let img = cv::decode(&std::fs::read(sim.join(&v.file)).unwrap()).unwrap();
+        for _ in 0..3 {
+            writer.write(&img).unwrap();
+        }
+    }
+    writer.release().unwrap();
+
+    let cal = dir.path().join("cal");
+    std::fs::create_dir_all(&cal).unwrap();
+    let camera = cal.join("camera.json");
+    let out = hashmark(&[
+        "calibrate",
+        "camera",
+        "--video",
+        s(&video),
+        "--out",
+        s(&camera),
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("views") && text.contains("RMS"), "{text}");
+    // Repeated frames of a held board are near-duplicates.
+    assert!(text.contains("nearly the same view as"), "{text}");
+    assert!(cal.join("camera-coverage.png").exists() && cal.join("camera-residuals.png").exists());
+    let file: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&camera).unwrap()).unwrap();
+    assert_eq!(file["format"], "hashmark-camera/1");
+    let fx = file["camera_matrix"][0][0].as_f64().unwrap();
+    assert!(
+        (fx / truth.camera.camera_matrix[0][0] - 1.0).abs() < 0.01,
+        "fx {fx}"
+    );
+
+    let table = cal.join("table.json");
+    let frame = sim.join(&truth.frames[0].file);
+    let out = hashmark(&[
+        "calibrate",
+        "table",
+        "--camera-calibration",
+        s(&camera),
+        "--image",
+        s(&frame),
+        "--out",
+        s(&table),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(text.matches("residual").count(), 4, "{text}");
+
+    let out = hashmark(&[
+        "calibrate",
+        "score",
+        "--truth",
+        s(&sim.join("truth.json")),
+        "--camera-calibration",
+        s(&camera),
+        "--table",
+        s(&table),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    let rms: f64 = text
+        .split("grid over the play area): ")
+        .nth(1)
+        .and_then(|t| t.split(' ').next())
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("{text}"));
+    // 960 x 540 sees about 2 mm per pixel; 1080p meets 0.3 mm (tests/calibration_sim.rs).
+    assert!(rms < 0.8, "{text}");
+
+    // Wrong inputs, one line each.
+    std::fs::write(
+        cal.join("broken.json"),
+        "{\"format\": \"hashmark-camera/1\", \"image_size\": [960",
+    )
+    .unwrap();
+    refused(
+        &hashmark(&[
+            "calibrate",
+            "table",
+            "--camera-calibration",
+            s(&cal.join("broken.json")),
+            "--image",
+            s(&frame),
+            "--out",
+            s(&table),
+        ]),
+        "not valid JSON",
+    );
+    let other = dir.path().join("other.png");
+    let img = cv::decode(&std::fs::read(&frame).unwrap()).unwrap();
+    std::fs::write(
+        &other,
+        cv::encode_png(&cv::downscale(&img, 640).unwrap()).unwrap(),
+    )
+    .unwrap();
+    refused(
+        &hashmark(&[
+            "calibrate",
+            "table",
+            "--camera-calibration",
+            s(&camera),
+            "--image",
+            s(&other),
+            "--out",
+            s(&table),
+        ]),
+        "calibrate the camera at this resolution",
+    );
+    std::fs::write(dir.path().join("junk.jpg"), b"not an image").unwrap();
+    refused(
+        &hashmark(&[
+            "calibrate",
+            "table",
+            "--image",
+            s(&dir.path().join("junk.jpg")),
+            "--out",
+            s(&table),
+        ]),
+        "is not an image OpenCV can read",
+    );
+    let empty = dir.path().join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    refused(
+        &hashmark(&[
+            "calibrate",
+            "camera",
+            "--images",
+            s(&empty),
+            "--out",
+            s(&camera),
+        ]),
+        "no .jpg, .jpeg or .png images",
+    );
+    refused(
+        &hashmark(&["calibrate", "camera", "--camera", "7", "--out", s(&camera)]),
+        "cannot open camera 7",
+    );
+}
