@@ -15,8 +15,32 @@ pub enum CalibrateCommand {
     Camera(CameraArgs),
     /// The table pose (or a homography without intrinsics) from the four mat markers.
     Table(TableArgs),
+    /// The table-to-projector mapping from a photo of the projected marker pattern.
+    Projector(ProjectorArgs),
     /// Score calibration files against a simulator's truth.json: how far table points land.
     Score(ScoreArgs),
+}
+
+#[derive(clap::Args, Debug)]
+pub struct ProjectorArgs {
+    /// The projector's output size, e.g. 1920x1080.
+    #[arg(long, default_value = "1920x1080")]
+    size: String,
+    /// Write the pattern to show full screen on the projector, and stop.
+    #[arg(long)]
+    pattern_out: Option<PathBuf>,
+    /// A camera photo of the table with the pattern projected on it (table cleared).
+    #[arg(long, conflicts_with = "camera")]
+    photo: Option<PathBuf>,
+    /// Grab the photo from a live camera.
+    #[arg(long)]
+    camera: Option<i32>,
+    #[arg(long, default_value = "calibration/camera.json")]
+    camera_calibration: PathBuf,
+    #[arg(long, default_value = "calibration/table.json")]
+    table: PathBuf,
+    #[arg(long, default_value = "calibration/projector.json")]
+    out: PathBuf,
 }
 
 #[derive(clap::Args, Debug)]
@@ -86,6 +110,7 @@ pub fn run(cmd: &CalibrateCommand) -> anyhow::Result<()> {
     match cmd {
         CalibrateCommand::Camera(a) => run_camera(a),
         CalibrateCommand::Table(a) => run_table(a),
+        CalibrateCommand::Projector(a) => run_projector(a),
         CalibrateCommand::Score(a) => run_score(a),
     }
 }
@@ -455,5 +480,61 @@ fn run_score(a: &ScoreArgs) -> anyhow::Result<()> {
         );
     }
     println!("table points (11 x 11 grid over the play area): {rms:.3} mm RMS, {max:.3} mm max");
+    Ok(())
+}
+
+fn grab(n: i32) -> anyhow::Result<Mat> {
+    let mut cap = videoio::VideoCapture::new(n, videoio::CAP_ANY)?;
+    if !cap.is_opened()? {
+        bail!("cannot open camera {n}: is it plugged in and free?");
+    }
+    let mut frame = Mat::default();
+    if !cap.read(&mut frame)? || frame.empty() {
+        bail!("camera {n} gave no frame");
+    }
+    Ok(frame)
+}
+
+fn run_projector(a: &ProjectorArgs) -> anyhow::Result<()> {
+    use crate::vision::calibrate::projector::{Pattern, calibrate_projector};
+    let (w, h) = parse_squares(&a.size)
+        .map_err(|_| anyhow::anyhow!("--size must look like 1920x1080, not \"{}\"", a.size))?;
+    let pattern = Pattern::for_size([w as u32, h as u32])?;
+    if let Some(p) = &a.pattern_out {
+        crate::files::write_atomic(p, &cv::encode_png(&pattern.image()?)?)?;
+        println!(
+            "wrote {}: show it full screen on the projector, clear the table, then photograph it and run with --photo",
+            p.display()
+        );
+        return Ok(());
+    }
+    let photo = match (&a.photo, a.camera) {
+        (Some(p), _) => read_image(p)?,
+        (None, Some(n)) => grab(n)?,
+        (None, None) => {
+            bail!("give --pattern-out F to get the pattern, then --photo F (or --camera N)")
+        }
+    };
+    let camera = CameraFile::load(&a.camera_calibration)?;
+    let table = crate::calibration::TableFile::load(&a.table)?;
+    let model = crate::vision::calibrate::camera_model(&camera, &table)
+        .context("the table calibration has no camera pose: run `hashmark calibrate table` with --camera-calibration")?;
+    let s = photo.size()?;
+    if [s.width as u32, s.height as u32] != camera.image_size {
+        bail!(
+            "the photo is {} x {} but the camera calibration is for {} x {}",
+            s.width,
+            s.height,
+            camera.image_size[0],
+            camera.image_size[1]
+        );
+    }
+    let file = calibrate_projector(&photo, &pattern, &model)?;
+    file.save(&a.out)?;
+    println!(
+        "projector {} x {}: residual {:.2} projector px, {:.2} mm on the table",
+        file.size[0], file.size[1], file.residual_px, file.residual_mm
+    );
+    println!("wrote {}", a.out.display());
     Ok(())
 }

@@ -4,6 +4,7 @@
 
 pub mod camera;
 pub mod plots;
+pub mod projector;
 pub mod table;
 
 use super::Camera;
