@@ -408,17 +408,7 @@ fn run_table(a: &TableArgs) -> anyhow::Result<()> {
     };
     let image = match (&a.image, a.camera) {
         (Some(p), _) => read_image(p)?,
-        (None, Some(n)) => {
-            let mut cap = videoio::VideoCapture::new(n, videoio::CAP_ANY)?;
-            if !cap.is_opened()? {
-                bail!("cannot open camera {n}: is it plugged in and free?");
-            }
-            let mut frame = Mat::default();
-            if !cap.read(&mut frame)? || frame.empty() {
-                bail!("camera {n} gave no frame");
-            }
-            frame
-        }
+        (None, Some(n)) => grab(n)?,
         (None, None) => bail!("give --image F or --camera N"),
     };
     let layout = Layout::builtin();

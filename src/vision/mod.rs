@@ -6,6 +6,7 @@ pub mod calibrate;
 pub mod camera;
 pub mod cv;
 pub mod edges;
+pub mod light;
 pub mod print;
 pub mod rng;
 pub mod sim;

@@ -11,6 +11,7 @@ use crate::calibration::ProjectorFile;
 use crate::calibration::files::{PROJECTOR_FORMAT, apply_homography};
 use crate::vision::aruco::{self, Dict, MarkerBits};
 use crate::vision::edges::{Grey, refine_quad};
+use crate::vision::light::{linear_to_srgb, srgb_to_linear};
 use crate::vision::{Camera, VisionError};
 use opencv::calib3d;
 use opencv::core::{CV_8UC1, Mat, Point2d, Scalar, Vector};
@@ -198,22 +199,8 @@ pub fn simulate_projection(
 ) -> Result<Mat, VisionError> {
     let size = photo.size()?;
     let mut out = photo.try_clone()?;
-    let lin = |v: u8| {
-        let c = f64::from(v) / 255.0;
-        if c <= 0.04045 {
-            c / 12.92
-        } else {
-            ((c + 0.055) / 1.055).powf(2.4)
-        }
-    };
-    let enc = |l: f64| {
-        let c = if l <= 0.003_130_8 {
-            12.92 * l
-        } else {
-            1.055 * l.powf(1.0 / 2.4) - 0.055
-        };
-        (c.clamp(0.0, 1.0) * 255.0).round() as u8
-    };
+    let lin = |v: u8| srgb_to_linear(f64::from(v) / 255.0);
+    let enc = |l: f64| (linear_to_srgb(l) * 255.0).round() as u8;
     let channels = photo.channels() as usize;
     let width = size.width as usize;
     if !out.is_continuous() || out.depth() != opencv::core::CV_8U {

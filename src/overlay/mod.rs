@@ -1,0 +1,155 @@
+//! The overlay app: an eframe window that shows a table top-down and, for the ship you
+//! pick, where its barrel roll can land and why not (issue 6).
+//!
+//! The window is a thin shell. What it draws and how it reacts live in small parts that
+//! run without a window so that tests can check them: `transform` (table mm to screen
+//! points and back, zoom), `hit` (which ship a click lands on), `state` (selection and
+//! options, and the verdict from `barrel_roll`), `triangulate` (filling concave outlines),
+//! `paint` (the table drawing on an egui painter), `panel` (the side panel) and `app`
+//! (one frame of UI, which headless egui tests drive). `window` owns eframe itself and the
+//! self-screenshot used by the Xvfb test.
+
+pub mod app;
+pub mod hit;
+pub mod paint;
+pub mod panel;
+pub mod state;
+pub mod transform;
+pub mod triangulate;
+pub mod window;
+
+/// The egui this overlay is built with, so tests and callers need no egui of their own.
+pub use eframe::egui;
+
+pub use app::OverlayApp;
+pub use state::{OverlayState, Sides};
+pub use window::{WindowOptions, run_window};
+
+use crate::models::Models;
+use crate::rules::Table;
+use crate::scene::{Scene, SceneError};
+use std::path::PathBuf;
+
+/// The scene `hashmark demo` shows: shipped inside the binary so that the demo needs no
+/// files, no camera and no calibration.
+pub const DEMO_SCENE_JSON: &str = include_str!("../../demo/scene.json");
+
+/// Legal landings, as in `diagram` (SVG) so that prints and screens agree.
+pub const LEGAL_RGB: [u8; 3] = [0x2e, 0xcc, 0x40];
+/// Illegal landings, as in `diagram`.
+pub const ILLEGAL_RGB: [u8; 3] = [0xff, 0x41, 0x36];
+
+#[derive(Debug, thiserror::Error)]
+pub enum OverlayError {
+    #[error("scene {origin}: {source}")]
+    Scene {
+        origin: String,
+        #[source]
+        source: SceneError,
+    },
+    #[error(transparent)]
+    Read(#[from] crate::files::FileError),
+    #[error("no ship \"{id}\" in the scene (ships: {known})")]
+    UnknownShip { id: String, known: String },
+    #[error("the scene has no ships to roll")]
+    NoShips,
+    #[error("source \"{0}\" is not supported yet (use demo or scene:FILE)")]
+    UnsupportedSource(String),
+    #[error("unknown source \"{0}\" (use demo or scene:FILE)")]
+    BadSource(String),
+    #[error("window: {0}")]
+    Window(String),
+    #[error("screenshot {path}: {message}")]
+    Screenshot { path: PathBuf, message: String },
+}
+
+/// Where the overlay's table comes from. Only scenes for now; the camera, video and image
+/// sources of issue 6 come with the vision side.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Source {
+    /// The built-in demo scene.
+    Demo,
+    /// A scene file (hashmark-scene/1).
+    Scene(PathBuf),
+}
+
+impl std::str::FromStr for Source {
+    type Err = OverlayError;
+
+    fn from_str(s: &str) -> Result<Source, OverlayError> {
+        if s == "demo" {
+            return Ok(Source::Demo);
+        }
+        if let Some(path) = s.strip_prefix("scene:") {
+            if path.is_empty() {
+                return Err(OverlayError::BadSource(s.to_string()));
+            }
+            return Ok(Source::Scene(PathBuf::from(path)));
+        }
+        if ["camera:", "video:", "image:"]
+            .iter()
+            .any(|p| s.starts_with(p))
+        {
+            return Err(OverlayError::UnsupportedSource(s.to_string()));
+        }
+        Err(OverlayError::BadSource(s.to_string()))
+    }
+}
+
+impl Source {
+    /// A short name for the window title and the panel.
+    pub fn label(&self) -> String {
+        match self {
+            Source::Demo => "demo".to_string(),
+            Source::Scene(p) => p.display().to_string(),
+        }
+    }
+
+    /// Reads and checks the scene and resolves it into table geometry.
+    pub fn load(&self, models: &Models) -> Result<(Scene, Table), OverlayError> {
+        let text = match self {
+            Source::Demo => DEMO_SCENE_JSON.to_string(),
+            Source::Scene(path) => crate::files::read_text(path)?,
+        };
+        let scene_err = |source| OverlayError::Scene {
+            origin: self.label(),
+            source,
+        };
+        let scene = Scene::from_json(&text, models).map_err(scene_err)?;
+        let table = Table::from_scene(&scene, models).map_err(scene_err)?;
+        Ok((scene, table))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sources_parse() {
+        assert_eq!("demo".parse::<Source>().ok(), Some(Source::Demo));
+        assert_eq!(
+            "scene:a/b.json".parse::<Source>().ok(),
+            Some(Source::Scene(PathBuf::from("a/b.json")))
+        );
+        assert!(matches!(
+            "camera:0".parse::<Source>(),
+            Err(OverlayError::UnsupportedSource(_))
+        ));
+        assert!(matches!(
+            "scene:".parse::<Source>(),
+            Err(OverlayError::BadSource(_))
+        ));
+        assert!(matches!(
+            "nonsense".parse::<Source>(),
+            Err(OverlayError::BadSource(_))
+        ));
+    }
+
+    #[test]
+    fn demo_scene_loads() {
+        let (_, table) = Source::Demo.load(Models::builtin()).expect("demo scene");
+        assert_eq!(table.ships.len(), 8);
+        assert_eq!(table.obstacles.len(), 6);
+    }
+}
