@@ -203,7 +203,7 @@ fn refine_once(
         let (c, e) = (corners[(k + 2) % 4], corners[(k + 3) % 4]);
         let across =
             ((c[0] + e[0]) / 2.0 - mid[0]) * -n[0] + ((c[1] + e[1]) / 2.0 - mid[1]) * -n[1];
-        let reach = (0.7 * across / cells as f64).clamp(1.0, 6.0);
+        let reach = (0.7 * across / cells as f64).clamp(1.0, 12.0);
         let samples = (len as usize).clamp(8, 200);
         let pts: Vec<[f64; 2]> = (0..samples)
             .filter_map(|i| {

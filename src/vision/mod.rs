@@ -5,6 +5,7 @@ pub mod aruco;
 pub mod calibrate;
 pub mod camera;
 pub mod cv;
+pub mod detect;
 pub mod edges;
 pub mod light;
 pub mod print;
