@@ -10,8 +10,11 @@ pub mod diagram;
 pub mod files;
 pub mod geometry;
 pub mod models;
+#[cfg(feature = "overlay")]
+pub mod overlay;
 pub mod rules;
 pub mod scene;
+pub mod track;
 #[cfg(feature = "vision")]
 pub mod vision;
 

@@ -41,6 +41,9 @@ pub struct Quality {
     pub sigma_deg: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub confidence: Option<f64>,
+    /// Held from earlier frames while something (a hand) hides it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub occluded: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
