@@ -90,7 +90,7 @@ fn projector_mapping_within_a_projector_pixel() {
         let empty =
             cv::decode(&std::fs::read(dir.path().join(&truth.background)).unwrap()).unwrap();
         let photo = simulate_projection(&empty, &truth.camera, &pattern, &h_true, 3.0).unwrap();
-        let file = calibrate_projector(&photo, &pattern, &truth.camera).unwrap();
+        let file = calibrate_projector(&photo, &pattern, &truth.camera, play).unwrap();
         // Compare the fitted and the true mapping over the play area.
         let mut worst: f64 = 0.0;
         for i in 0..=10 {
@@ -126,7 +126,7 @@ fn a_dark_projector_is_reported() {
     .unwrap();
     let empty = cv::decode(&std::fs::read(dir.path().join(&truth.background)).unwrap()).unwrap();
     let pattern = Pattern::for_size([1280, 720]).unwrap();
-    let e = calibrate_projector(&empty, &pattern, &truth.camera)
+    let e = calibrate_projector(&empty, &pattern, &truth.camera, [914.4, 914.4])
         .unwrap_err()
         .to_string();
     assert!(e.contains("is the projector on"), "{e}");

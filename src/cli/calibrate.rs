@@ -519,7 +519,11 @@ fn run_projector(a: &ProjectorArgs) -> anyhow::Result<()> {
             camera.image_size[1]
         );
     }
-    let file = calibrate_projector(&photo, &pattern, &model)?;
+    let play = crate::Models::builtin()
+        .play_areas
+        .get("standard")
+        .map_or([914.4, 914.4], |p| [p.width_mm, p.height_mm]);
+    let file = calibrate_projector(&photo, &pattern, &model, play)?;
     file.save(&a.out)?;
     println!(
         "projector {} x {}: residual {:.2} projector px, {:.2} mm on the table",
