@@ -3,7 +3,7 @@
 //! base, a base hides the mat, a held board hides the table), and the surface is shaded.
 //! Output is linear light, before any camera fault.
 
-use super::texture::{Rgb, inside, mix, scale, smoothstep, srgb};
+use super::texture::{Rgb, add, inside, mix, scale, smoothstep, srgb};
 use super::world::{Mini, Ship, World, obstacle_colour, token_colour};
 use crate::vision::camera::{Camera, Ray};
 use crate::vision::rng::{hash3, unit};
@@ -274,15 +274,24 @@ fn shadow(world: &World, p: Vector3<f64>) -> f64 {
     lit
 }
 
-fn ground_albedo(world: &World, x: f64, y: f64) -> Rgb {
+/// How shiny a surface is: strength and exponent of its lamp highlight.
+#[derive(Clone, Copy)]
+struct Gloss(f64, f64);
+
+const MATTE_PAPER: Gloss = Gloss(0.015, 8.0);
+const CARDBOARD: Gloss = Gloss(0.06, 60.0);
+const NEOPRENE: Gloss = Gloss(0.015, 40.0);
+const VARNISH: Gloss = Gloss(0.04, 40.0);
+
+fn ground_albedo(world: &World, x: f64, y: f64) -> (Rgb, Gloss) {
     for c in &world.cards {
         if let Some(col) = c.colour(x, y) {
-            return col;
+            return (col, MATTE_PAPER);
         }
     }
     for item in &world.clutter {
         if let Some(col) = item.colour(x, y) {
-            return col;
+            return (col, CARDBOARD);
         }
     }
     let in_play = x >= 0.0 && y >= 0.0 && x <= world.play[0] && y <= world.play[1];
@@ -294,13 +303,21 @@ fn ground_albedo(world: &World, x: f64, y: f64) -> Rgb {
                 && y <= o.bbox[3]
                 && inside(&o.outline, x, y)
             {
-                return obstacle_colour(o, x, y);
+                return (obstacle_colour(o, x, y), CARDBOARD);
             }
         }
-        world.mat.colour(x, y, world.play)
+        (world.mat.colour(x, y, world.play), NEOPRENE)
     } else {
-        world.table.colour(x, y)
+        (world.table.colour(x, y), VARNISH)
     }
+}
+
+/// The lamp's highlight on a horizontal surface at `p` seen along `r` (Blinn-Phong).
+fn glare(world: &World, r: &Ray, p: Vector3<f64>, g: Gloss) -> Rgb {
+    let l = (world.light.lamp - p).normalize();
+    let h = (l - r.dir).normalize();
+    let v = g.0 * h.z.max(0.0).powf(g.1) * world.light.level;
+    [v as f32; 3]
 }
 
 /// The nearest surface along a ray: its distance (infinite when the ray sees nothing) and
@@ -381,7 +398,11 @@ pub fn trace(world: &World, r: &Ray) -> Rgb {
     let light = world.light.at(p.x, p.y, centre);
     let key = world.light.key;
     match hit {
-        Hit::Ground => scale(ground_albedo(world, p.x, p.y), light * shadow(world, p)),
+        Hit::Ground => {
+            let (col, gloss) = ground_albedo(world, p.x, p.y);
+            let sh = shadow(world, p);
+            add(scale(col, light * sh), scale(glare(world, r, p, gloss), sh))
+        }
         Hit::BaseTop(i) => {
             let s = &world.ships[i];
             let (x, y) = s.to_ship(p.x, p.y);
@@ -391,7 +412,11 @@ pub fn trace(world: &World, r: &Ray) -> Rgb {
             } else {
                 token_colour(s, x, y)
             };
-            scale(col, light * shadow(world, p))
+            let sh = shadow(world, p);
+            add(
+                scale(col, light * sh),
+                scale(glare(world, r, p, CARDBOARD), sh),
+            )
         }
         Hit::BaseWall(n) => {
             let lambert = n.dot(&key).max(0.0);

@@ -190,6 +190,8 @@ pub struct Light {
     pub spot_gain: f64,
     pub key: Vector3<f64>,
     pub shadow: f64,
+    /// The ceiling lamp (table mm) whose highlight glossy surfaces show.
+    pub lamp: Vector3<f64>,
 }
 
 impl Light {
@@ -213,6 +215,11 @@ impl Light {
                 key_el.sin(),
             ),
             shadow: rng.range(0.35, 0.6),
+            lamp: Vector3::new(
+                centre[0] + rng.range(-600.0, 600.0),
+                centre[1] + rng.range(-600.0, 600.0),
+                rng.range(1500.0, 2300.0),
+            ),
         }
     }
 
