@@ -3,7 +3,10 @@
 # Idempotent and quiet when everything is there; used by README's commands and .ci/run.
 set -euo pipefail
 
-packages=(pkg-config clang libclang-dev libopencv-dev libopencv-contrib-dev)
+# OpenCV with contrib (aruco) and clang for its bindings; fonts for the printable markers;
+# X, Mesa and Xvfb for the overlay window and its screenshot test.
+packages=(pkg-config clang libclang-dev libopencv-dev libopencv-contrib-dev fonts-dejavu-core
+  xvfb xauth libgl1-mesa-dri libxkbcommon-x11-0 libxcursor1 libxrandr2 libxi6)
 
 missing=()
 for p in "${packages[@]}"; do

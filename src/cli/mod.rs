@@ -5,6 +5,8 @@
 mod calibrate;
 #[cfg(feature = "vision")]
 mod markers;
+#[cfg(feature = "overlay")]
+mod overlay;
 mod roll;
 mod scene_svg;
 #[cfg(feature = "vision")]
@@ -40,6 +42,13 @@ enum Command {
     /// Synthetic camera images of a random table with their exact truth (feature `vision`).
     #[cfg(feature = "vision")]
     Simulate(simulate::SimulateArgs),
+    /// The overlay window on the built-in demo scene (feature `overlay`).
+    #[cfg(feature = "overlay")]
+    Demo(overlay::DemoArgs),
+    /// The overlay window: the table top-down and the selected ship's barrel roll (feature
+    /// `overlay`).
+    #[cfg(feature = "overlay")]
+    Overlay(overlay::OverlayArgs),
 }
 
 /// Runs the command line and maps every error to one line and exit code 2.
@@ -58,6 +67,10 @@ pub fn run() -> ExitCode {
         Command::Markers(args) => markers::run(&args),
         #[cfg(feature = "vision")]
         Command::Simulate(args) => simulate::run(&args),
+        #[cfg(feature = "overlay")]
+        Command::Demo(args) => overlay::run_demo(&args),
+        #[cfg(feature = "overlay")]
+        Command::Overlay(args) => overlay::run_overlay(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

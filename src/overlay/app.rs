@@ -1,0 +1,267 @@
+//! One frame of the overlay: keys, the side panel, and the table view with its mouse
+//! handling. It takes a plain `egui::Ui`, so the eframe window (`window`) and headless
+//! tests run exactly the same code.
+
+use super::OverlayError;
+use super::hit::ship_at;
+use super::paint::{Drawn, paint_table};
+use super::panel::{Timings, panel_ui};
+use super::state::{Judged, OverlayState, Sides, TEMPLATES};
+use super::transform::{Transform, ViewState};
+use eframe::egui::{self, Event, Key, Modifiers, RawInput, Sense, Ui};
+use std::time::{Duration, Instant};
+
+/// Running frame statistics: exponential means for the panel, totals for the final report.
+#[derive(Clone, Debug, Default)]
+pub struct FrameStats {
+    pub frames: u64,
+    pub ui_total: Duration,
+    pub ui_max: Duration,
+    pub verdict_total: Duration,
+    pub interval_total: Duration,
+    pub intervals: u64,
+    shown: Timings,
+    last_start: Option<Instant>,
+}
+
+impl FrameStats {
+    fn record(&mut self, start: Instant, ui: Duration, verdict: Duration) {
+        const A: f64 = 0.1;
+        let ema = |old: f64, new: f64, first: bool| if first { new } else { old + A * (new - old) };
+        let first = self.frames == 0;
+        self.frames += 1;
+        self.ui_total += ui;
+        self.ui_max = self.ui_max.max(ui);
+        self.verdict_total += verdict;
+        self.shown.ui_ms = ema(self.shown.ui_ms, ui.as_secs_f64() * 1e3, first);
+        self.shown.verdict_us = ema(self.shown.verdict_us, verdict.as_secs_f64() * 1e6, first);
+        if let Some(prev) = self.last_start {
+            let gap = start.saturating_duration_since(prev);
+            // Gaps of a second or more are the app idling, not its frame rate.
+            if gap < Duration::from_secs(1) {
+                self.interval_total += gap;
+                self.intervals += 1;
+                let ms = gap.as_secs_f64() * 1e3;
+                self.shown.interval_ms = Some(match self.shown.interval_ms {
+                    Some(old) => old + A * (ms - old),
+                    None => ms,
+                });
+            }
+        }
+        self.last_start = Some(start);
+    }
+
+    pub fn shown(&self) -> Timings {
+        self.shown
+    }
+
+    /// One line for stderr: the numbers issue 6 asks to measure.
+    pub fn summary(&self) -> String {
+        let per = |d: Duration, n: u64| d.as_secs_f64() / n.max(1) as f64;
+        format!(
+            "frames {}, ui mean {:.2} ms (max {:.2} ms), verdict mean {:.1} µs, frame interval mean {:.1} ms",
+            self.frames,
+            per(self.ui_total, self.frames) * 1e3,
+            self.ui_max.as_secs_f64() * 1e3,
+            per(self.verdict_total, self.frames) * 1e6,
+            per(self.interval_total, self.intervals) * 1e3,
+        )
+    }
+}
+
+pub struct OverlayApp {
+    pub state: OverlayState,
+    pub view: ViewState,
+    pub stats: FrameStats,
+    /// Tab presses taken out of the raw input before egui could use them to move keyboard
+    /// focus between widgets: positive = next ship, negative = previous.
+    pending_tabs: i32,
+    drawn: Drawn,
+    /// The transform and view area of the last frame, for the screenshot's sidecar.
+    last_view: Option<(Transform, egui::Rect)>,
+    last_judged: Option<Judged>,
+}
+
+impl OverlayApp {
+    pub fn new(state: OverlayState) -> OverlayApp {
+        OverlayApp {
+            state,
+            view: ViewState::default(),
+            stats: FrameStats::default(),
+            pending_tabs: 0,
+            drawn: Drawn::default(),
+            last_view: None,
+            last_judged: None,
+        }
+    }
+
+    /// Loads a source and applies the start-up choices of the command line.
+    pub fn from_source(
+        source: &super::Source,
+        select: Option<&str>,
+        sides: Sides,
+        template: crate::rules::RollTemplate,
+        ignore_obstacles: bool,
+    ) -> Result<OverlayApp, OverlayError> {
+        let (scene, table) = source.load(crate::Models::builtin())?;
+        let mut state = OverlayState::new(source.label(), scene, table)?;
+        if let Some(id) = select {
+            state.select_id(id)?;
+        }
+        state.sides = sides;
+        state.template = template;
+        state.ignore_obstacles = ignore_obstacles;
+        Ok(OverlayApp::new(state))
+    }
+
+    /// What the last frame drew (templates, landings with their screen boxes).
+    pub fn drawn(&self) -> &Drawn {
+        &self.drawn
+    }
+
+    pub fn last_view(&self) -> Option<(Transform, egui::Rect)> {
+        self.last_view
+    }
+
+    pub fn last_judged(&self) -> Option<&Judged> {
+        self.last_judged.as_ref()
+    }
+
+    /// Takes Tab and Shift+Tab out of the input before egui runs: egui would move keyboard
+    /// focus with them, while here Tab means "next ship". eframe calls this through
+    /// `App::raw_input_hook`; headless tests call it before `Context::run_ui`.
+    pub fn filter_raw_input(&mut self, raw: &mut RawInput) {
+        raw.events.retain(|e| match e {
+            Event::Key {
+                key: Key::Tab,
+                pressed,
+                modifiers,
+                ..
+            } => {
+                if *pressed {
+                    self.pending_tabs += if modifiers.shift { -1 } else { 1 };
+                }
+                false
+            }
+            _ => true,
+        });
+    }
+
+    fn handle_keys(&mut self, ui: &Ui) {
+        while self.pending_tabs > 0 {
+            self.state.next_ship();
+            self.pending_tabs -= 1;
+        }
+        while self.pending_tabs < 0 {
+            self.state.previous_ship();
+            self.pending_tabs += 1;
+        }
+        if ui.ctx().egui_wants_keyboard_input() {
+            return;
+        }
+        ui.input_mut(|i| {
+            let mut key = |k| i.consume_key(Modifiers::NONE, k);
+            if key(Key::L) {
+                self.state.sides = Sides::Left;
+            }
+            if key(Key::R) {
+                self.state.sides = Sides::Right;
+            }
+            if key(Key::B) {
+                self.state.sides = Sides::Both;
+            }
+            for (k, t) in [Key::Num1, Key::Num2, Key::Num3, Key::Num4]
+                .into_iter()
+                .zip(TEMPLATES)
+            {
+                if key(k) {
+                    self.state.template = t;
+                }
+            }
+            if key(Key::O) {
+                self.state.ignore_obstacles = !self.state.ignore_obstacles;
+            }
+            if key(Key::F) {
+                self.view = ViewState::default();
+            }
+        });
+    }
+
+    /// One frame of the whole overlay inside `ui`.
+    pub fn ui(&mut self, ui: &mut Ui) {
+        let start = Instant::now();
+        self.handle_keys(ui);
+        let centre_on_ship = ui.input_mut(|i| i.consume_key(Modifiers::NONE, Key::C));
+
+        // The panel changes the choice, so judge after it; it shows the previous frame's
+        // verdict for the one frame in which a widget changed something.
+        let judged_before = self.state.judge();
+        let timings = self.stats.shown();
+        egui::Panel::left("overlay-panel")
+            .default_size(370.0)
+            .resizable(true)
+            .show(ui, |ui| {
+                panel_ui(ui, &mut self.state, &judged_before, &timings)
+            });
+
+        let judged = self.state.judge();
+        let verdict_took = judged.took;
+        egui::CentralPanel::default()
+            .frame(egui::Frame::NONE)
+            .show(ui, |ui| {
+                let size = ui.available_size();
+                let (response, painter) = ui.allocate_painter(size, Sense::click_and_drag());
+                let rect = response.rect;
+                let (w, h) = (
+                    self.state.table.play_area.width_mm,
+                    self.state.table.play_area.height_mm,
+                );
+                if response.hovered() {
+                    let (scroll, zoom, pointer) = ui.input(|i| {
+                        (
+                            i.smooth_scroll_delta().y,
+                            i.zoom_delta(),
+                            i.pointer.hover_pos(),
+                        )
+                    });
+                    let factor = (scroll * 0.0025).exp() * zoom;
+                    if let Some(p) = pointer
+                        && (factor - 1.0).abs() > 1e-4
+                    {
+                        self.view.zoom_about(rect, p, factor);
+                    }
+                }
+                if response.dragged() {
+                    self.view.pan_by(response.drag_delta());
+                }
+                if centre_on_ship && let Some(s) = self.state.table.ships.get(self.state.selected())
+                {
+                    self.view.centre_on(w, h, rect, [s.pose.x, s.pose.y]);
+                }
+                let t = self.view.transform(w, h, rect);
+                if response.clicked()
+                    && let Some(p) = response.interact_pointer_pos()
+                    && let Some(i) = ship_at(&self.state.table, t.to_table(p))
+                {
+                    self.state.select(i);
+                }
+                // A click may have changed the ship: draw what is now chosen.
+                let judged = if response.clicked() {
+                    self.state.judge()
+                } else {
+                    judged
+                };
+                self.drawn = paint_table(
+                    &painter,
+                    rect,
+                    &t,
+                    &self.state.table,
+                    Some(self.state.selected()),
+                    judged.verdict.as_ref().ok(),
+                );
+                self.last_view = Some((t, rect));
+                self.last_judged = Some(judged);
+            });
+        self.stats.record(start, start.elapsed(), verdict_took);
+    }
+}
