@@ -359,9 +359,8 @@ fn edge_line_corners_agree_with_the_truth_to_a_third_of_a_pixel() {
                 .find(|d| d.id == t.id)
                 .unwrap_or_else(|| panic!("seed {seed}: marker {} not found", t.id));
             let c = refine_quad(&grey, &d.corners, 6, &|p| p).expect("edge lines");
-            for k in 0..4 {
-                sq +=
-                    (c[k][0] - t.corners_px[k][0]).powi(2) + (c[k][1] - t.corners_px[k][1]).powi(2);
+            for (got, want) in c.iter().zip(&t.corners_px) {
+                sq += (got[0] - want[0]).powi(2) + (got[1] - want[1]).powi(2);
                 n += 1;
             }
         }
