@@ -11,6 +11,8 @@ use svg::node::element::{Group, Line, Polygon, Rectangle, Text, Title};
 const MARGIN_MM: f64 = 80.0;
 const LEGAL: &str = "#2ecc40";
 const ILLEGAL: &str = "#ff4136";
+/// Too close to call by camera (within two sigma of zero).
+const CLOSE: &str = "#ffb000";
 
 /// Table frame (y up) to SVG (y down).
 struct Flip {
@@ -207,7 +209,13 @@ pub fn scene_svg(
     if let Some(v) = verdict {
         for d in &v.directions {
             for p in &d.positions {
-                let colour = if p.legal { LEGAL } else { ILLEGAL };
+                let colour = if p.too_close_to_call {
+                    CLOSE
+                } else if p.legal {
+                    LEGAL
+                } else {
+                    ILLEGAL
+                };
                 let mut poly = Polygon::new()
                     .set(
                         "points",

@@ -197,3 +197,26 @@ fn scene_svg_draws_the_roll_at_true_scale() {
         "cannot write",
     );
 }
+
+#[test]
+fn a_measured_scene_marks_what_the_camera_cannot_settle() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("measured.json");
+    std::fs::write(
+        &path,
+        r#"{"format":"hashmark-scene/1","ships":[
+            {"id":"a","size":"small","x":300,"y":300,"heading_deg":90,"sigma_mm":0.5,"sigma_deg":0.2,"confidence":0.9},
+            {"id":"b","size":"small","x":420.6,"y":300,"heading_deg":90,"sigma_mm":0.5,"sigma_deg":0.2,"confidence":0.9}]}"#,
+    )
+    .unwrap();
+    let out = hashmark(&["roll", "--scene", path.to_str().unwrap(), "--ship", "a", "--direction", "right"]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("too close to call by camera"), "{text}");
+    assert!(text.contains("legal?"), "{text}");
+    let json = hashmark(&["roll", "--scene", path.to_str().unwrap(), "--ship", "a", "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let middle = &v["directions"][1]["positions"][1];
+    assert_eq!(middle["too_close_to_call"], true);
+    assert!(middle["nearest"]["sigma_mm"].as_f64().unwrap() > 0.5);
+}

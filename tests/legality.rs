@@ -386,3 +386,37 @@ fn mirror_symmetry() {
             .any(|p| !p.legal)
     );
 }
+
+#[test]
+fn within_two_sigma_of_zero_is_too_close_to_call() {
+    let measured = |mut s: hashmark::scene::ShipSpec| {
+        s.quality.sigma_mm = Some(0.5);
+        s.quality.sigma_deg = Some(0.2);
+        s
+    };
+    // b's left edge 0.6 mm from the middle landing's right edge: legal, but within 2 sigma
+    // (about 1.6 mm here); 5 mm away it is certain; placed by hand it is never in doubt.
+    for (x, close) in [(420.6, true), (425.0, false)] {
+        let mut s = scene();
+        s.ships.push(measured(ship("a", Small, 300.0, 300.0, 90.0)));
+        s.ships.push(measured(ship("b", Small, x, 300.0, 90.0)));
+        let m = slot(&roll(&s, "a"), Side::Right, Slot::Middle);
+        assert!(m.legal);
+        assert_eq!(m.too_close_to_call, close, "b at {x}: {m:?}");
+        let sigma = m.nearest.sigma_mm.unwrap();
+        assert!((0.6..1.2).contains(&sigma), "{sigma}");
+    }
+    // Overlapping by 0.3 mm: illegal, but the camera cannot be sure; by 5 mm it can.
+    for (x, close) in [(419.7, true), (415.0, false)] {
+        let mut s = scene();
+        s.ships.push(measured(ship("a", Small, 300.0, 300.0, 90.0)));
+        s.ships.push(measured(ship("b", Small, x, 300.0, 90.0)));
+        let m = slot(&roll(&s, "a"), Side::Right, Slot::Middle);
+        assert!(!m.legal);
+        assert_eq!(m.too_close_to_call, close, "b at {x}: {m:?}");
+    }
+    let mut s = base_scene();
+    s.ships.push(ship("b", Small, 420.1, 300.0, 90.0));
+    let m = slot(&roll(&s, "a"), Side::Right, Slot::Middle);
+    assert!(m.legal && !m.too_close_to_call && m.nearest.sigma_mm.is_none());
+}

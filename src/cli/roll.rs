@@ -58,6 +58,16 @@ pub fn text_report(v: &RollVerdict) -> String {
     if let Some(note) = &v.interpretation {
         let _ = writeln!(out, "note: {note}");
     }
+    if v.directions
+        .iter()
+        .flat_map(|d| &d.positions)
+        .any(|p| p.too_close_to_call)
+    {
+        let _ = writeln!(
+            out,
+            "?: within two sigma of the measurement: too close to call by camera, measure by hand"
+        );
+    }
     for d in &v.directions {
         let state = if d.fails {
             "FAILS".to_string()
@@ -92,7 +102,12 @@ pub fn text_report(v: &RollVerdict) -> String {
                 p.x,
                 p.y,
                 p.heading_deg,
-                if p.legal { "legal" } else { "ILLEGAL" },
+                match (p.legal, p.too_close_to_call) {
+                    (true, false) => "legal",
+                    (false, false) => "ILLEGAL",
+                    (true, true) => "legal?",
+                    (false, true) => "ILLEGAL?",
+                },
                 p.clearance_mm,
                 why
             );

@@ -38,6 +38,8 @@ pub const DEMO_SCENE_JSON: &str = include_str!("../../demo/scene.json");
 pub const LEGAL_RGB: [u8; 3] = [0x2e, 0xcc, 0x40];
 /// Illegal landings, as in `diagram`.
 pub const ILLEGAL_RGB: [u8; 3] = [0xff, 0x41, 0x36];
+/// Landings the camera cannot settle (clearance within two sigma of zero), as in `diagram`.
+pub const CLOSE_RGB: [u8; 3] = [0xff, 0xb0, 0x00];
 
 #[derive(Debug, thiserror::Error)]
 pub enum OverlayError {

@@ -6,13 +6,25 @@
 
 use super::transform::{Transform, ruler};
 use super::triangulate::triangulate;
-use super::{ILLEGAL_RGB, LEGAL_RGB};
+use super::{CLOSE_RGB, ILLEGAL_RGB, LEGAL_RGB};
 use crate::geometry::Point;
 use crate::rules::{RollVerdict, Side, Slot, Table};
 use eframe::egui::{Align2, Color32, FontId, Mesh, Painter, Pos2, Rect, Shape, Stroke, pos2, vec2};
 
 pub const LEGAL: Color32 = Color32::from_rgb(LEGAL_RGB[0], LEGAL_RGB[1], LEGAL_RGB[2]);
 pub const ILLEGAL: Color32 = Color32::from_rgb(ILLEGAL_RGB[0], ILLEGAL_RGB[1], ILLEGAL_RGB[2]);
+pub const CLOSE: Color32 = Color32::from_rgb(CLOSE_RGB[0], CLOSE_RGB[1], CLOSE_RGB[2]);
+
+/// A landing's colour: green or red, amber when the camera cannot settle it.
+pub fn landing_colour(p: &crate::rules::Landing) -> Color32 {
+    if p.too_close_to_call {
+        CLOSE
+    } else if p.legal {
+        LEGAL
+    } else {
+        ILLEGAL
+    }
+}
 const SURROUND: Color32 = Color32::from_rgb(0xd8, 0xd2, 0xc4);
 const MAT: Color32 = Color32::from_rgb(0x10, 0x16, 0x2a);
 const GRID: Color32 = Color32::from_rgb(0x34, 0x40, 0x6a);
@@ -206,7 +218,7 @@ pub fn paint_table(
     if let Some(v) = verdict {
         for d in &v.directions {
             for p in &d.positions {
-                let colour = if p.legal { LEGAL } else { ILLEGAL };
+                let colour = landing_colour(p);
                 painter.add(fill(t, &p.base_polygon, colour.gamma_multiply(0.14)));
                 let mut ps = to_screen(t, p.base_polygon.iter().copied());
                 let rect = bounds(&ps);
@@ -304,7 +316,7 @@ fn paint_labels(
             p.clearance_mm
         );
         let at = anchor + vec2(0.0, top + k as f32 * line);
-        let colour = if p.legal { LEGAL } else { ILLEGAL };
+        let colour = landing_colour(p);
         // A dark backing keeps the label readable over the mat, ships and the surround.
         let galley = painter.layout_no_wrap(text, font.clone(), colour);
         let rect = align.anchor_size(at, galley.size());

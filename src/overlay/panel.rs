@@ -18,7 +18,19 @@ pub struct Timings {
 }
 
 fn landing_line(p: &Landing) -> (String, Color32) {
-    if p.legal {
+    if p.too_close_to_call {
+        let two_sigma = 2.0 * p.nearest.sigma_mm.unwrap_or(0.0);
+        (
+            format!(
+                "{:<6} {} {:+7.2} mm: too close to call by camera (2 sigma {:.2} mm)",
+                p.slot.name(),
+                if p.legal { "legal?  " } else { "ILLEGAL?" },
+                p.clearance_mm,
+                two_sigma
+            ),
+            super::paint::CLOSE,
+        )
+    } else if p.legal {
         (
             format!("{:<6} legal   {:+7.2} mm", p.slot.name(), p.clearance_mm),
             LEGAL,

@@ -98,6 +98,19 @@ fn judge_direction(
 ) -> DirectionVerdict {
     let iso = start.isometry();
     let template = geometry.template.transformed(&iso);
+    // How far a measurement error of the rolling ship moves the template's far end and a
+    // landing's far corner: its centre error, plus its heading error over the lever.
+    let me = table.ship(ship_id);
+    let (own_mm, own_rad) = me.map_or((0.0, 0.0), |s| (s.sigma_mm, s.sigma_deg.to_radians()));
+    let reach = |p: crate::geometry::Point| own_mm.hypot(own_rad * p.coords.norm());
+    let template_sigma = reach(crate::geometry::Point::new(0.0, 0.0)).max(
+        geometry
+            .template
+            .outline()
+            .iter()
+            .map(|p| reach(*p))
+            .fold(0.0, f64::max),
+    );
 
     // The template is placed once for all three positions.
     let mut moves_through = Vec::new();
@@ -117,6 +130,7 @@ fn judge_direction(
             kind: BlockerKind::TemplateObstacle,
             id: Some(o.id.clone()),
             clearance_mm: c,
+            sigma_mm: combine(template_sigma, o.sigma_mm),
         };
         if c < 0.0 {
             moves_through.push(o.id.clone());
@@ -136,11 +150,17 @@ fn judge_direction(
         .map(|l| {
             let pose = start.then(l.centre, l.turn_deg);
             let shape = base.transformed(&pose.isometry());
+            let landing_sigma = base
+                .outline()
+                .iter()
+                .map(|p| reach(l.centre + p.coords))
+                .fold(0.0, f64::max);
             let mut reasons = template_reasons.clone();
             let mut nearest = Blocker {
                 kind: BlockerKind::PlayArea,
                 id: None,
                 clearance_mm: table.play_area.clearance(shape.outline()),
+                sigma_mm: combine(landing_sigma, 0.0),
             };
             if nearest.clearance_mm < 0.0 {
                 reasons.push(nearest.clone());
@@ -151,23 +171,34 @@ fn judge_direction(
             {
                 nearest = t.clone();
             }
-            let ships = table
-                .ships
-                .iter()
-                .filter(|s| s.id != ship_id)
-                .map(|s| (BlockerKind::Ship, &s.id, &s.shape));
+            // A ship's corners move by its centre error and its heading error over half
+            // its diagonal.
+            let ships = table.ships.iter().filter(|s| s.id != ship_id).map(|s| {
+                let half_diag = s
+                    .shape
+                    .outline()
+                    .iter()
+                    .map(|p| (p - s.pose.centre()).norm())
+                    .fold(0.0, f64::max);
+                (
+                    BlockerKind::Ship,
+                    &s.id,
+                    &s.shape,
+                    s.sigma_mm.hypot(s.sigma_deg.to_radians() * half_diag),
+                )
+            });
             let obstacles = table
                 .obstacles
                 .iter()
                 .filter(|_| opts.obstacles_count())
-                .map(|o| (BlockerKind::Obstacle, &o.id, &o.shape));
+                .map(|o| (BlockerKind::Obstacle, &o.id, &o.shape, o.sigma_mm));
             // Cheapest bound first; skip exact work that cannot overlap nor come nearer.
-            let mut candidates: Vec<(f64, BlockerKind, &String, &Shape)> = ships
+            let mut candidates: Vec<(f64, BlockerKind, &String, &Shape, f64)> = ships
                 .chain(obstacles)
-                .map(|(k, id, s)| (shape.circle_gap(s), k, id, s))
+                .map(|(k, id, s, sigma)| (shape.circle_gap(s), k, id, s, sigma))
                 .collect();
             candidates.sort_by(|a, b| a.0.total_cmp(&b.0));
-            for (lower, kind, id, other) in candidates {
+            for (lower, kind, id, other, sigma) in candidates {
                 if lower > 0.0 && lower >= nearest.clearance_mm {
                     break;
                 }
@@ -176,6 +207,7 @@ fn judge_direction(
                     kind,
                     id: Some(id.clone()),
                     clearance_mm: c,
+                    sigma_mm: combine(landing_sigma, sigma),
                 };
                 if c < 0.0 {
                     reasons.push(blocker.clone());
@@ -195,7 +227,13 @@ fn judge_direction(
                     nearest = deepest.clone();
                 }
             }
+            let too_close_to_call = if legal {
+                nearest.too_close_to_call()
+            } else {
+                reasons.iter().all(Blocker::too_close_to_call)
+            };
             Landing {
+                too_close_to_call,
                 slot: l.slot,
                 x: pose.x,
                 y: pose.y,
@@ -216,4 +254,11 @@ fn judge_direction(
         template_polygon: to_pairs(template.outline()),
         positions,
     }
+}
+
+/// The uncertainty of a clearance between two measured things; `None` when neither was
+/// measured.
+fn combine(a: f64, b: f64) -> Option<f64> {
+    let s = a.hypot(b);
+    (s > 0.0).then_some(s)
 }

@@ -12,12 +12,18 @@ pub struct TableShip {
     pub pose: Pose,
     /// Base with guides, table frame.
     pub shape: Shape,
+    /// Measurement uncertainty from detection (RMS centre error mm, heading deg); 0 for a
+    /// scene placed by hand.
+    pub sigma_mm: f64,
+    pub sigma_deg: f64,
 }
 
 #[derive(Clone, Debug)]
 pub struct TableObstacle {
     pub id: String,
     pub model: Option<String>,
+    /// RMS position error of the outline from detection, mm; 0 when placed by hand.
+    pub sigma_mm: f64,
     /// Table frame.
     pub shape: Shape,
 }
@@ -43,6 +49,8 @@ impl Table {
                     size: s.size,
                     pose,
                     shape: base.transformed(&pose.isometry()),
+                    sigma_mm: s.quality.sigma_mm.unwrap_or(0.0),
+                    sigma_deg: s.quality.sigma_deg.unwrap_or(0.0),
                 }
             })
             .collect();
@@ -64,6 +72,7 @@ impl Table {
                 Ok(TableObstacle {
                     id: o.id.clone(),
                     model: o.model.clone(),
+                    sigma_mm: o.quality.sigma_mm.unwrap_or(0.0),
                     shape,
                 })
             })

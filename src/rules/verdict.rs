@@ -41,6 +41,19 @@ pub struct Blocker {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,
     pub clearance_mm: f64,
+    /// One-sigma uncertainty of this clearance (mm) from the measured poses of the two
+    /// things it is between; absent when neither was measured (a scene placed by hand).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sigma_mm: Option<f64>,
+}
+
+impl Blocker {
+    /// True when the measurement cannot tell the sign of this clearance: within two sigma
+    /// of zero.
+    pub fn too_close_to_call(&self) -> bool {
+        self.sigma_mm
+            .is_some_and(|s| s > 0.0 && self.clearance_mm.abs() < 2.0 * s)
+    }
 }
 
 impl Blocker {
@@ -70,6 +83,10 @@ pub struct Landing {
     pub reasons: Vec<Blocker>,
     /// The landed base with guides, table mm, counter-clockwise.
     pub base_polygon: Vec<[f64; 2]>,
+    /// The camera cannot settle it: legal but its nearest blocker is within two sigma, or
+    /// illegal but no reason is beyond two sigma. A judge should measure by hand.
+    #[serde(default)]
+    pub too_close_to_call: bool,
 }
 
 impl Landing {
