@@ -209,12 +209,27 @@ fn a_measured_scene_marks_what_the_camera_cannot_settle() {
             {"id":"b","size":"small","x":420.6,"y":300,"heading_deg":90,"sigma_mm":0.5,"sigma_deg":0.2,"confidence":0.9}]}"#,
     )
     .unwrap();
-    let out = hashmark(&["roll", "--scene", path.to_str().unwrap(), "--ship", "a", "--direction", "right"]);
+    let out = hashmark(&[
+        "roll",
+        "--scene",
+        path.to_str().unwrap(),
+        "--ship",
+        "a",
+        "--direction",
+        "right",
+    ]);
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("too close to call by camera"), "{text}");
     assert!(text.contains("legal?"), "{text}");
-    let json = hashmark(&["roll", "--scene", path.to_str().unwrap(), "--ship", "a", "--json"]);
+    let json = hashmark(&[
+        "roll",
+        "--scene",
+        path.to_str().unwrap(),
+        "--ship",
+        "a",
+        "--json",
+    ]);
     let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
     let middle = &v["directions"][1]["positions"][1];
     assert_eq!(middle["too_close_to_call"], true);
