@@ -250,22 +250,7 @@ pub fn detect_with(image: &Mat, d: Dict, refine: Refine) -> Result<Vec<Detection
         Refine::Subpix => aruco::CORNER_REFINE_SUBPIX,
         Refine::AprilTag => aruco::CORNER_REFINE_APRILTAG,
     });
-    let mut corners: Vector<Vector<Point2f>> = Vector::new();
-    let mut ids: Vector<i32> = Vector::new();
-    let mut rejected: Vector<Vector<Point2f>> = Vector::new();
-    aruco::detect_markers(image, &dict, &mut corners, &mut ids, &params, &mut rejected)?;
-    let mut out = Vec::new();
-    for (i, id) in ids.iter().enumerate() {
-        let c = corners.get(i)?;
-        let mut cs = [[0.0; 2]; 4];
-        for (k, slot) in cs.iter_mut().enumerate() {
-            let p = c.get(k)?;
-            *slot = [f64::from(p.x), f64::from(p.y)];
-        }
-        out.push(Detection { id, corners: cs });
-    }
-    out.sort_by_key(|d| d.id);
-    Ok(out)
+    run_detector(image, &dict, &params)
 }
 
 /// The ChArUco chessboard corners visible in an image: (corner id, image point px).
@@ -327,10 +312,19 @@ pub fn detect_subpix_window(
     params.set_corner_refinement_max_iterations(100);
     params.set_corner_refinement_min_accuracy(0.01);
     params.set_perspective_remove_pixel_per_cell(pixels_per_cell.clamp(2, 16));
+    run_detector(image, &dict, &params)
+}
+
+/// One detectMarkers call, its output as plain detections sorted by id.
+fn run_detector(
+    image: &Mat,
+    dict: &Ptr<Dictionary>,
+    params: &Ptr<DetectorParameters>,
+) -> Result<Vec<Detection>, VisionError> {
     let mut corners: Vector<Vector<Point2f>> = Vector::new();
     let mut ids: Vector<i32> = Vector::new();
     let mut rejected: Vector<Vector<Point2f>> = Vector::new();
-    aruco::detect_markers(image, &dict, &mut corners, &mut ids, &params, &mut rejected)?;
+    aruco::detect_markers(image, dict, &mut corners, &mut ids, params, &mut rejected)?;
     let mut out = Vec::new();
     for (i, id) in ids.iter().enumerate() {
         let c = corners.get(i)?;

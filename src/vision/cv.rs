@@ -44,13 +44,19 @@ pub struct Intrinsics {
     pub camera_matrix: [[f64; 3]; 3],
     pub distortion: [f64; 5],
     pub rms_px: f64,
+    /// Standard deviations of fx, fy, cx, cy (px).
+    pub std_dev: [f64; 4],
+    /// RMS reprojection error of each view (px).
+    pub per_view_rms: Vec<f64>,
+    /// Each view's board pose (board to camera, OpenCV convention).
+    pub poses: Vec<([f64; 3], [f64; 3])>,
 }
 
 /// One calibration view: planar target points (mm, z = 0) and where they were seen (px).
 pub type View = (Vec<[f64; 3]>, Vec<[f64; 2]>);
 
 /// Calibrates a camera from per-view correspondences (planar target points in mm, z = 0,
-/// and their image points) with `calibrateCamera` and the five-term distortion.
+/// and their image points) with `calibrateCameraExtended` and the five-term distortion.
 pub fn calibrate(views: &[View], image_size: [u32; 2]) -> Result<Intrinsics, VisionError> {
     let mut obj: Vector<Vector<Point3f>> = Vector::new();
     let mut img: Vector<Vector<Point2f>> = Vector::new();
@@ -70,7 +76,8 @@ pub fn calibrate(views: &[View], image_size: [u32; 2]) -> Result<Intrinsics, Vis
     let mut d = Mat::default();
     let mut rvecs: Vector<Mat> = Vector::new();
     let mut tvecs: Vector<Mat> = Vector::new();
-    let rms = calib3d::calibrate_camera(
+    let (mut std_in, mut std_ex, mut per_view) = (Mat::default(), Mat::default(), Mat::default());
+    let rms = calib3d::calibrate_camera_extended(
         &obj,
         &img,
         Size::new(image_size[0] as i32, image_size[1] as i32),
@@ -78,6 +85,9 @@ pub fn calibrate(views: &[View], image_size: [u32; 2]) -> Result<Intrinsics, Vis
         &mut d,
         &mut rvecs,
         &mut tvecs,
+        &mut std_in,
+        &mut std_ex,
+        &mut per_view,
         0,
         TermCriteria::default()?,
     )?;
@@ -87,14 +97,32 @@ pub fn calibrate(views: &[View], image_size: [u32; 2]) -> Result<Intrinsics, Vis
             *v = *k.at_2d::<f64>(r as i32, c as i32)?;
         }
     }
+    let at = |m: &Mat, i: usize| -> Result<f64, opencv::Error> { Ok(*m.at::<f64>(i as i32)?) };
     let mut distortion = [0.0; 5];
     for (i, v) in distortion.iter_mut().enumerate() {
-        *v = *d.at::<f64>(i as i32)?;
+        *v = at(&d, i)?;
     }
+    let mut std_dev = [0.0; 4];
+    for (i, v) in std_dev.iter_mut().enumerate() {
+        *v = at(&std_in, i)?;
+    }
+    let per_view_rms = (0..views.len())
+        .map(|i| at(&per_view, i))
+        .collect::<Result<_, _>>()?;
+    let vec3 =
+        |m: &Mat| -> Result<[f64; 3], opencv::Error> { Ok([at(m, 0)?, at(m, 1)?, at(m, 2)?]) };
+    let poses = rvecs
+        .iter()
+        .zip(tvecs.iter())
+        .map(|(r, t)| Ok((vec3(&r)?, vec3(&t)?)))
+        .collect::<Result<_, opencv::Error>>()?;
     Ok(Intrinsics {
         camera_matrix,
         distortion,
         rms_px: rms,
+        std_dev,
+        per_view_rms,
+        poses,
     })
 }
 

@@ -8,8 +8,9 @@ use crate::calibration::CameraFile;
 use crate::calibration::files::CAMERA_FORMAT;
 use crate::vision::VisionError;
 use crate::vision::aruco::{self, CharucoGeometry, Dict};
+use crate::vision::{Camera, cv};
 use opencv::calib3d;
-use opencv::core::{Mat, Point2f, Point3f, Size, TermCriteria, Vector};
+use opencv::core::{Mat, Vector};
 use opencv::prelude::*;
 
 /// The board as the user describes it on the command line.
@@ -254,89 +255,47 @@ fn solve(
     board: &CharucoGeometry,
     image_size: [u32; 2],
 ) -> Result<Solved, VisionError> {
-    let mut obj: Vector<Vector<Point3f>> = Vector::new();
-    let mut img: Vector<Vector<Point2f>> = Vector::new();
+    let mut lists: Vec<cv::View> = Vec::with_capacity(views.len());
     for v in views {
-        let mut o = Vector::<Point3f>::new();
-        let mut i = Vector::<Point2f>::new();
-        for (id, p) in &v.corners {
+        let mut obj = Vec::with_capacity(v.corners.len());
+        for (id, _) in &v.corners {
             let Some(c) = board.corners.get(*id as usize) else {
                 return Err(VisionError::Invalid(format!(
                     "{}: corner id {id} is not on the board",
                     v.name
                 )));
             };
-            o.push(Point3f::new(c[0] as f32, c[1] as f32, 0.0));
-            i.push(Point2f::new(p[0] as f32, p[1] as f32));
+            obj.push([c[0], c[1], 0.0]);
         }
-        obj.push(o);
-        img.push(i);
+        lists.push((obj, v.corners.iter().map(|c| c.1).collect()));
     }
-    let mut k = Mat::default();
-    let mut d = Mat::default();
-    let mut rvecs: Vector<Mat> = Vector::new();
-    let mut tvecs: Vector<Mat> = Vector::new();
-    let mut std_in = Mat::default();
-    let mut std_ex = Mat::default();
-    let mut per_view = Mat::default();
-    let rms = calib3d::calibrate_camera_extended(
-        &obj,
-        &img,
-        Size::new(image_size[0] as i32, image_size[1] as i32),
-        &mut k,
-        &mut d,
-        &mut rvecs,
-        &mut tvecs,
-        &mut std_in,
-        &mut std_ex,
-        &mut per_view,
-        0,
-        TermCriteria::default()?,
-    )?;
-    let mut camera_matrix = [[0.0; 3]; 3];
-    for (r, row) in camera_matrix.iter_mut().enumerate() {
-        for (c, v) in row.iter_mut().enumerate() {
-            *v = *k.at_2d::<f64>(r as i32, c as i32)?;
-        }
-    }
-    let mut distortion = [0.0; 5];
-    for (i, v) in distortion.iter_mut().enumerate() {
-        *v = *d.at::<f64>(i as i32)?;
-    }
-    let mut std_dev = [0.0; 4];
-    for (i, v) in std_dev.iter_mut().enumerate() {
-        *v = *std_in.at::<f64>(i as i32)?;
-    }
-    let mut errors = Vec::with_capacity(views.len());
-    for i in 0..views.len() {
-        errors.push(*per_view.at::<f64>(i as i32)?);
-    }
+    let fit = cv::calibrate(&lists, image_size)?;
     let mut residuals = Vec::new();
-    for (i, v) in views.iter().enumerate() {
-        let mut projected: Vector<Point2f> = Vector::new();
-        calib3d::project_points_def(
-            &obj.get(i)?,
-            &rvecs.get(i)?,
-            &tvecs.get(i)?,
-            &k,
-            &d,
-            &mut projected,
-        )?;
-        for ((id, p), q) in v.corners.iter().zip(projected.iter()) {
-            residuals.push(Residual {
-                view: v.name.clone(),
-                corner: *id,
-                at_px: *p,
-                error_px: [p[0] - f64::from(q.x), p[1] - f64::from(q.y)],
-            });
+    for ((v, (obj, _)), (rvec, tvec)) in views.iter().zip(&lists).zip(&fit.poses) {
+        let posed = Camera {
+            image_size,
+            camera_matrix: fit.camera_matrix,
+            distortion: fit.distortion,
+            rvec: *rvec,
+            tvec: *tvec,
+        };
+        for ((id, p), o) in v.corners.iter().zip(obj) {
+            if let Some(q) = posed.project(*o) {
+                residuals.push(Residual {
+                    view: v.name.clone(),
+                    corner: *id,
+                    at_px: *p,
+                    error_px: [p[0] - q[0], p[1] - q[1]],
+                });
+            }
         }
     }
     Ok(Solved {
-        camera_matrix,
-        distortion,
-        rms,
-        std_dev,
-        per_view: errors,
+        camera_matrix: fit.camera_matrix,
+        distortion: fit.distortion,
+        rms: fit.rms_px,
+        std_dev: fit.std_dev,
+        per_view: fit.per_view_rms,
         residuals,
     })
 }
