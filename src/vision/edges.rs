@@ -115,7 +115,14 @@ fn fit_line(pts: &[[f64; 2]]) -> Option<([f64; 2], [f64; 2])> {
     if pts.len() < 3 {
         return None;
     }
-    let n = pts.len() as f64;
+    let (mean, [sxx, syy, sxy]) = scatter(pts);
+    let angle = 0.5 * (2.0 * sxy).atan2(sxx - syy);
+    Some((mean, [angle.cos(), angle.sin()]))
+}
+
+/// The mean of points and their scatter (sums of squared deviations: xx, yy, xy).
+pub fn scatter(pts: &[[f64; 2]]) -> ([f64; 2], [f64; 3]) {
+    let n = pts.len().max(1) as f64;
     let (mx, my) = (
         pts.iter().map(|p| p[0]).sum::<f64>() / n,
         pts.iter().map(|p| p[1]).sum::<f64>() / n,
@@ -127,8 +134,7 @@ fn fit_line(pts: &[[f64; 2]]) -> Option<([f64; 2], [f64; 2])> {
         syy += dy * dy;
         sxy += dx * dy;
     }
-    let angle = 0.5 * (2.0 * sxy).atan2(sxx - syy);
-    Some(([mx, my], [angle.cos(), angle.sin()]))
+    ([mx, my], [sxx, syy, sxy])
 }
 
 /// A line fit that ignores stray edge points (a miniature's shadow, a speck on the card):

@@ -100,18 +100,7 @@ pub fn find_view(
 
 /// True when the points' spread across their main direction is negligible.
 fn in_a_line(pts: &[[f64; 2]]) -> bool {
-    let n = pts.len() as f64;
-    let (mx, my) = (
-        pts.iter().map(|p| p[0]).sum::<f64>() / n,
-        pts.iter().map(|p| p[1]).sum::<f64>() / n,
-    );
-    let (mut sxx, mut syy, mut sxy) = (0.0, 0.0, 0.0);
-    for p in pts {
-        let (dx, dy) = (p[0] - mx, p[1] - my);
-        sxx += dx * dx;
-        syy += dy * dy;
-        sxy += dx * dy;
-    }
+    let (_, [sxx, syy, sxy]) = crate::vision::edges::scatter(pts);
     let tr = sxx + syy;
     let det = sxx * syy - sxy * sxy;
     let disc = (tr * tr / 4.0 - det).max(0.0).sqrt();
