@@ -22,14 +22,7 @@ pub struct Scene {
 }
 
 fn standard_play_area() -> PlayArea {
-    let a = Models::builtin()
-        .play_areas
-        .get("standard")
-        .expect("validated: the standard play area exists");
-    PlayArea {
-        width_mm: a.width_mm,
-        height_mm: a.height_mm,
-    }
+    Models::builtin().play_areas.standard()
 }
 
 /// Measurement quality that detection attaches to every item; absent in hand-made scenes.

@@ -3,7 +3,8 @@
 #![cfg(feature = "vision")]
 
 use hashmark::calibration::Layout;
-use hashmark::vision::aruco::{self, CharucoGeometry, Dict};
+use hashmark::vision::aruco::{self, Dict};
+use hashmark::vision::calibrate::camera::BoardSpec;
 use hashmark::vision::print;
 use opencv::core::Vector;
 use opencv::imgcodecs;
@@ -72,13 +73,7 @@ fn pdf_pages_are_a4_at_true_size() {
 fn charuco_board_gives_all_corners_at_the_square_size() {
     let layout = Layout::builtin();
     let b = &layout.board;
-    let board = CharucoGeometry::new(
-        b.squares_x as usize,
-        b.squares_y as usize,
-        b.square_mm,
-        b.marker_mm,
-    )
-    .unwrap();
+    let board = BoardSpec::from_layout(b).geometry().unwrap();
     let img = decode(
         &print::to_png(&print::charuco_board_svg(&board, &b.dictionary), DPI as f32).unwrap(),
     );

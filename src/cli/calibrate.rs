@@ -232,10 +232,8 @@ fn run_camera(a: &CameraArgs) -> anyhow::Result<()> {
     }
     let size = size.context("no images")?;
     let mut report = camera::calibrate(candidates, &board, size)?;
-    let play = crate::Models::builtin()
-        .play_areas
-        .get("standard")
-        .map_or([914.4, 914.4], |p| [p.width_mm, p.height_mm]);
+    let play = crate::Models::builtin().play_areas.standard();
+    let play = [play.width_mm, play.height_mm];
     report.file.table_uncertainty_mm =
         camera::table_uncertainty_mm(&report.file, &Layout::builtin(), play, a.table_distance_mm);
     report.file.save(&a.out)?;
@@ -519,10 +517,8 @@ fn run_projector(a: &ProjectorArgs) -> anyhow::Result<()> {
             camera.image_size[1]
         );
     }
-    let play = crate::Models::builtin()
-        .play_areas
-        .get("standard")
-        .map_or([914.4, 914.4], |p| [p.width_mm, p.height_mm]);
+    let play = crate::Models::builtin().play_areas.standard();
+    let play = [play.width_mm, play.height_mm];
     let file = calibrate_projector(&photo, &pattern, &model, play)?;
     file.save(&a.out)?;
     println!(

@@ -1,5 +1,5 @@
 use crate::calibration::Layout;
-use crate::vision::aruco::CharucoGeometry;
+use crate::vision::calibrate::camera::BoardSpec;
 use crate::vision::print;
 use anyhow::Context;
 use std::path::PathBuf;
@@ -21,18 +21,11 @@ pub fn run(args: &MarkersArgs) -> anyhow::Result<()> {
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("cannot create {}", args.out.display()))?;
     let layout = Layout::builtin();
-    let play = crate::Models::builtin()
-        .play_areas
-        .get("standard")
-        .map(|a| (a.width_mm, a.height_mm))
-        .unwrap_or((914.4, 914.4));
+    let play = crate::Models::builtin().play_areas.standard();
+    let play = (play.width_mm, play.height_mm);
     let b = &layout.board;
-    let board = CharucoGeometry::new(
-        b.squares_x as usize,
-        b.squares_y as usize,
-        b.square_mm,
-        b.marker_mm,
-    )?;
+    // The layout's own dictionary, so a board configured in calibration/ prints as such.
+    let board = BoardSpec::from_layout(b).geometry()?;
     let pages = [
         ("mat-markers", print::mat_markers_svg(&layout, play)?),
         (

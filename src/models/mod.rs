@@ -139,6 +139,17 @@ impl PlayAreas {
     pub fn get(&self, name: &str) -> Option<&PlayAreaModel> {
         self.areas.iter().find(|a| a.name == name)
     }
+
+    /// The standard 3 ft x 3 ft area; validation guarantees it is there.
+    pub fn standard(&self) -> crate::geometry::PlayArea {
+        let a = self
+            .get("standard")
+            .expect("validated: the standard play area exists");
+        crate::geometry::PlayArea {
+            width_mm: a.width_mm,
+            height_mm: a.height_mm,
+        }
+    }
 }
 
 /// All component data in one place.
