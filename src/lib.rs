@@ -6,9 +6,12 @@
 
 pub mod calibration;
 pub mod cli;
+pub mod clock;
 pub mod diagram;
 pub mod files;
 pub mod geometry;
+#[cfg(feature = "judge")]
+pub mod judge;
 pub mod models;
 #[cfg(feature = "overlay")]
 pub mod overlay;

@@ -3,6 +3,8 @@
 
 #[cfg(feature = "vision")]
 mod calibrate;
+#[cfg(feature = "judge")]
+mod judge;
 #[cfg(feature = "vision")]
 mod markers;
 #[cfg(feature = "overlay")]
@@ -30,6 +32,10 @@ pub struct Cli {
 enum Command {
     /// Where can a ship barrel roll? Judges all three positions on each side.
     Roll(roll::RollArgs),
+    /// The judge report for a close call: the verdict with every clearance and its sigma,
+    /// the calibration and the table around the ship as SVG and PNG (feature `judge`).
+    #[cfg(feature = "judge")]
+    Judge(judge::JudgeArgs),
     /// A true-scale top-down SVG of a scene, with a ship's barrel roll drawn in.
     SceneSvg(scene_svg::SvgArgs),
     /// Calibrate the camera (intrinsics) or the table pose (feature `vision`).
@@ -61,6 +67,8 @@ pub fn run() -> ExitCode {
     let result = match cli.command {
         Command::Roll(args) => roll::run(&args),
         Command::SceneSvg(args) => scene_svg::run(&args),
+        #[cfg(feature = "judge")]
+        Command::Judge(args) => judge::run(&args),
         #[cfg(feature = "vision")]
         Command::Calibrate(cmd) => calibrate::run(&cmd),
         #[cfg(feature = "vision")]

@@ -4,6 +4,7 @@
 
 use super::OverlayError;
 use super::hit::ship_at;
+use super::judge::{JudgeAction, JudgeMode};
 use super::paint::{Drawn, paint_table};
 use super::panel::{Timings, panel_ui};
 use super::state::{Judged, OverlayState, Sides, TEMPLATES};
@@ -80,6 +81,8 @@ pub struct OverlayApp {
     /// The transform and view area of the last frame, for the screenshot's sidecar.
     last_view: Option<(Transform, egui::Rect)>,
     last_judged: Option<Judged>,
+    /// Judge mode (J): the frozen table, its clearances and the report export.
+    pub judge: Option<JudgeMode>,
 }
 
 impl OverlayApp {
@@ -92,6 +95,7 @@ impl OverlayApp {
             drawn: Drawn::default(),
             last_view: None,
             last_judged: None,
+            judge: None,
         }
     }
 
@@ -187,24 +191,62 @@ impl OverlayApp {
         });
     }
 
+    /// Enters judge mode (freezing the current choice) or leaves it (restoring the view).
+    pub fn toggle_judge(&mut self) {
+        match self.judge.take() {
+            Some(j) => self.view = j.view_before,
+            None => self.judge = Some(JudgeMode::freeze(&self.state, self.view)),
+        }
+    }
+
     /// One frame of the whole overlay inside `ui`.
     pub fn ui(&mut self, ui: &mut Ui) {
         let start = Instant::now();
-        self.handle_keys(ui);
+        let (j_key, esc) = if ui.ctx().egui_wants_keyboard_input() {
+            (false, false)
+        } else {
+            ui.input_mut(|i| {
+                (
+                    i.consume_key(Modifiers::NONE, Key::J),
+                    i.consume_key(Modifiers::NONE, Key::Escape),
+                )
+            })
+        };
+        if j_key || (esc && self.judge.is_some()) {
+            self.toggle_judge();
+        }
+        // Frozen: the choice keys, Tab and clicks change nothing.
+        if self.judge.is_some() {
+            self.pending_tabs = 0;
+        } else {
+            self.handle_keys(ui);
+        }
         let centre_on_ship = ui.input_mut(|i| i.consume_key(Modifiers::NONE, Key::C));
 
         // The panel changes the choice, so judge after it; it shows the previous frame's
         // verdict for the one frame in which a widget changed something.
         let judged_before = self.state.judge();
         let timings = self.stats.shown();
+        let mut toggle = false;
         egui::Panel::left("overlay-panel")
             .default_size(370.0)
             .resizable(true)
-            .show(ui, |ui| {
-                panel_ui(ui, &mut self.state, &judged_before, &timings)
+            .show(ui, |ui| match &mut self.judge {
+                Some(j) => toggle = j.panel_ui(ui) == JudgeAction::Leave,
+                None => toggle = panel_ui(ui, &mut self.state, &judged_before, &timings),
             });
+        if toggle {
+            self.toggle_judge();
+        }
 
-        let judged = self.state.judge();
+        let judged = match &self.judge {
+            Some(j) => Judged {
+                verdict: j.verdict.clone(),
+                took: Duration::ZERO,
+            },
+            None => self.state.judge(),
+        };
+        let frozen = self.judge.is_some();
         let verdict_took = judged.took;
         egui::CentralPanel::default()
             .frame(egui::Frame::NONE)
@@ -212,10 +254,13 @@ impl OverlayApp {
                 let size = ui.available_size();
                 let (response, painter) = ui.allocate_painter(size, Sense::click_and_drag());
                 let rect = response.rect;
-                let (w, h) = (
-                    self.state.table.play_area.width_mm,
-                    self.state.table.play_area.height_mm,
-                );
+                let area = self
+                    .judge
+                    .as_ref()
+                    .map_or(&self.state, |j| &j.frozen)
+                    .table
+                    .play_area;
+                let (w, h) = (area.width_mm, area.height_mm);
                 if response.hovered() {
                     let (scroll, zoom, pointer) = ui.input(|i| {
                         (
@@ -234,29 +279,30 @@ impl OverlayApp {
                 if response.dragged() {
                     self.view.pan_by(response.drag_delta());
                 }
+                if let Some(j) = &mut self.judge {
+                    j.apply_zoom(&mut self.view, rect);
+                }
                 if centre_on_ship && let Some(s) = self.state.table.ships.get(self.state.selected())
                 {
                     self.view.centre_on(w, h, rect, [s.pose.x, s.pose.y]);
                 }
                 let t = self.view.transform(w, h, rect);
-                if response.clicked()
+                let clicked = response.clicked() && !frozen;
+                if clicked
                     && let Some(p) = response.interact_pointer_pos()
                     && let Some(i) = ship_at(&self.state.table, t.to_table(p))
                 {
                     self.state.select(i);
                 }
                 // A click may have changed the ship: draw what is now chosen.
-                let judged = if response.clicked() {
-                    self.state.judge()
-                } else {
-                    judged
-                };
+                let judged = if clicked { self.state.judge() } else { judged };
+                let shown = self.judge.as_ref().map_or(&self.state, |j| &j.frozen);
                 self.drawn = paint_table(
                     &painter,
                     rect,
                     &t,
-                    &self.state.table,
-                    Some(self.state.selected()),
+                    &shown.table,
+                    Some(shown.selected()),
                     judged.verdict.as_ref().ok(),
                 );
                 self.last_view = Some((t, rect));

@@ -6,11 +6,13 @@
 //! points and back, zoom), `hit` (which ship a click lands on), `state` (selection and
 //! options, and the verdict from `barrel_roll`), `triangulate` (filling concave outlines),
 //! `paint` (the table drawing on an egui painter), `panel` (the side panel) and `app`
-//! (one frame of UI, which headless egui tests drive). `window` owns eframe itself and the
+//! (one frame of UI, which headless egui tests drive); `judge` is judge mode (J: freeze,
+//! zoom, every clearance, export the judge report). `window` owns eframe itself and the
 //! self-screenshot used by the Xvfb test.
 
 pub mod app;
 pub mod hit;
+pub mod judge;
 pub mod paint;
 pub mod panel;
 pub mod state;

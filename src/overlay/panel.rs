@@ -95,8 +95,9 @@ fn verdict_ui(ui: &mut Ui, v: &RollVerdict) {
     }
 }
 
-/// Shows the panel's widgets; changes go straight into `state`.
-pub fn panel_ui(ui: &mut Ui, state: &mut OverlayState, judged: &Judged, timings: &Timings) {
+/// Shows the panel's widgets; changes go straight into `state`. True when the judge-mode
+/// button was clicked.
+pub fn panel_ui(ui: &mut Ui, state: &mut OverlayState, judged: &Judged, timings: &Timings) -> bool {
     ui.heading("hashmark");
     ui.label(format!("source: {}", state.source));
     ui.separator();
@@ -126,6 +127,7 @@ pub fn panel_ui(ui: &mut Ui, state: &mut OverlayState, judged: &Judged, timings:
             }
         });
     ui.checkbox(&mut state.ignore_obstacles, "ignore obstacles (O)");
+    let judge = ui.button("Judge mode (J)").clicked();
     ui.separator();
 
     match &judged.verdict {
@@ -160,4 +162,5 @@ pub fn panel_ui(ui: &mut Ui, state: &mut OverlayState, judged: &Judged, timings:
         .small(),
     );
     ui.label(RichText::new("wheel: zoom, drag: pan, F: fit, C: centre on ship").small());
+    judge
 }

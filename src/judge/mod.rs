@@ -1,0 +1,176 @@
+//! The judge report (issue 6, item 4): everything a tournament judge needs to settle a
+//! close call, in one directory: `report.json` (`hashmark-judge/1`), `table.svg` and
+//! `table.png` (the table around the rolling ship at a stated scale).
+//!
+//! The report holds the verdict exactly as [`barrel_roll`] returns it, so that it reads
+//! the same as `hashmark roll --json` on the same scene; the flat list of clearances, the
+//! calibration summary and the source are there so that a judge can see how far from the
+//! line each landing is, how sure the camera is, and where the numbers came from.
+
+mod calibration;
+mod clearances;
+mod picture;
+mod write;
+
+pub use calibration::{CalibrationSummary, CameraSummary, TableSummary};
+pub use clearances::{Clearance, ClearanceRole, clearances};
+pub use picture::{PX_PER_MM, Picture, VIEW_MM, render_png};
+pub use write::{PNG_FILE, REPORT_FILE, SVG_FILE, default_dir_name, write_report};
+
+use crate::models::Models;
+use crate::rules::{RollError, RollOptions, RollTemplate, RollVerdict, Side, Table, barrel_roll};
+use crate::scene::Scene;
+use serde::{Deserialize, Serialize};
+
+pub const JUDGE_FORMAT: &str = "hashmark-judge/1";
+
+#[derive(Debug, thiserror::Error)]
+pub enum JudgeError {
+    #[error(transparent)]
+    Roll(#[from] RollError),
+    #[error("scene: {0}")]
+    Scene(#[from] crate::scene::SceneError),
+    #[error(transparent)]
+    File(#[from] crate::files::FileError),
+    #[error("cannot create report directory {path}: {message}")]
+    Dir { path: String, message: String },
+    #[error("table picture: {0}")]
+    Picture(String),
+}
+
+/// What was asked: the ship, the sides and the roll's options (`hashmark roll`'s own).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RollRequest {
+    pub ship: String,
+    pub directions: Vec<Side>,
+    pub template: RollTemplate,
+    pub ignore_obstacles: bool,
+    pub tractor: bool,
+}
+
+impl RollRequest {
+    pub fn new(ship: &str, sides: &[Side], options: &RollOptions) -> RollRequest {
+        RollRequest {
+            ship: ship.to_string(),
+            directions: sides.to_vec(),
+            template: options.template,
+            ignore_obstacles: options.ignore_obstacles,
+            tractor: options.tractor,
+        }
+    }
+
+    pub fn options(&self) -> RollOptions {
+        RollOptions {
+            template: self.template,
+            ignore_obstacles: self.ignore_obstacles,
+            tractor: self.tractor,
+        }
+    }
+}
+
+/// Where the scene came from.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ReportSource {
+    /// A scene file (hashmark-scene/1).
+    Scene { path: String },
+    /// One camera image through detection, with the background plate if one was given.
+    Image {
+        image: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        background: Option<String>,
+        calibration: String,
+    },
+    /// The overlay's frozen table (judge mode); `source` is what the overlay showed.
+    Overlay { source: String },
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct JudgeReport {
+    pub format: String,
+    pub hashmark_version: String,
+    /// When the report was made, RFC 3339 UTC.
+    pub created: String,
+    pub source: ReportSource,
+    pub request: RollRequest,
+    /// Exactly what `barrel_roll` returned (`hashmark roll --json` prints the same).
+    pub verdict: RollVerdict,
+    /// Every clearance the verdict measured, flat, with its sigma and whether the camera
+    /// can tell its sign.
+    pub clearances: Vec<Clearance>,
+    /// True when any landing is too close to call: measure by hand.
+    pub too_close_to_call: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calibration: Option<CalibrationSummary>,
+    /// The table picture's files, scale and placement.
+    pub picture: Picture,
+    pub scene: Scene,
+}
+
+impl JudgeReport {
+    /// Judges `request` on the scene, stamped now.
+    pub fn new(
+        scene: &Scene,
+        table: &Table,
+        request: &RollRequest,
+        source: ReportSource,
+        calibration: Option<CalibrationSummary>,
+    ) -> Result<JudgeReport, JudgeError> {
+        let verdict = barrel_roll(
+            table,
+            Models::builtin(),
+            &request.ship,
+            &request.directions,
+            &request.options(),
+        )?;
+        Ok(JudgeReport::from_verdict(
+            scene,
+            request,
+            verdict,
+            source,
+            calibration,
+        ))
+    }
+
+    /// Builds the report around a verdict already made (the overlay's frozen one).
+    pub fn from_verdict(
+        scene: &Scene,
+        request: &RollRequest,
+        verdict: RollVerdict,
+        source: ReportSource,
+        calibration: Option<CalibrationSummary>,
+    ) -> JudgeReport {
+        JudgeReport {
+            format: JUDGE_FORMAT.to_string(),
+            hashmark_version: env!("CARGO_PKG_VERSION").to_string(),
+            created: crate::clock::timestamp(),
+            source,
+            request: request.clone(),
+            clearances: clearances(&verdict),
+            too_close_to_call: verdict
+                .directions
+                .iter()
+                .flat_map(|d| &d.positions)
+                .any(|p| p.too_close_to_call),
+            calibration,
+            picture: Picture::around(&verdict),
+            verdict,
+            scene: scene.clone(),
+        }
+    }
+
+    pub fn to_json_pretty(&self) -> String {
+        serde_json::to_string_pretty(self).expect("a judge report always serialises")
+    }
+
+    /// The table around the ship, true scale in mm, from the same drawing as
+    /// `hashmark scene-svg --crop-mm`.
+    pub fn svg(&self, table: &Table) -> String {
+        crate::diagram::scene_svg(
+            &self.scene,
+            table,
+            Some(&self.verdict),
+            crate::diagram::View::AroundShip(self.picture.view_mm),
+        )
+    }
+}
