@@ -2,8 +2,12 @@
 //! Ships come from their bases (`bases`), obstacles from their outlines (`obstacles`); both
 //! work in rectified top-down views (`ortho`) and refine in the camera frame itself.
 
-pub mod ortho;
+pub mod base_fit;
+pub mod base_search;
+pub mod bases;
+pub mod facing;
 pub mod obstacles;
+pub mod ortho;
 
 use crate::calibration::files::CalibrationFile;
 use crate::calibration::{CameraFile, TableFile};
@@ -13,6 +17,7 @@ use crate::scene::Scene;
 use crate::vision::{Camera, VisionError};
 use opencv::core::Mat;
 use opencv::prelude::*;
+use ortho::{OrthoMaps, OrthoView};
 use std::path::Path;
 
 /// What detection needs to know about the camera: the full model (intrinsics and table
@@ -21,6 +26,9 @@ use std::path::Path;
 pub struct Calibrated {
     pub camera: Camera,
     pub play_area: PlayArea,
+    /// What the calibration alone contributes to a position's error on the table (mm, 1
+    /// sigma): camera.json's estimate when it has one.
+    pub sigma_mm: f64,
 }
 
 impl Calibrated {
@@ -41,6 +49,7 @@ impl Calibrated {
                 camera.image_size[1]
             )));
         }
+        let sigma_mm = camera.table_uncertainty_mm.unwrap_or(0.1);
         let camera = super::calibrate::camera_model(&camera, &table).ok_or_else(|| {
             VisionError::Invalid(format!(
                 "{}: has no camera pose (it was made without intrinsics); re-run `hashmark calibrate table --camera-calibration camera.json`",
@@ -50,6 +59,7 @@ impl Calibrated {
         Ok(Calibrated {
             camera,
             play_area: models.play_areas.standard(),
+            sigma_mm,
         })
     }
 
@@ -67,20 +77,114 @@ impl Calibrated {
     }
 }
 
-/// One frame to a scene: ships, then obstacles (which must not take a base or a miniature
-/// for an obstacle).
+/// Detection set up for one calibration: the rectified views' remapping tables are built
+/// once here (the camera model per pixel is the expensive part), and an empty-table
+/// background, when given, is rectified once.
+pub struct Detector<'a> {
+    pub cal: Calibrated,
+    models: &'a Models,
+    view: OrthoView,
+    maps: OrthoMaps,
+    background: Option<(Mat, Mat)>,
+}
+
+impl<'a> Detector<'a> {
+    pub fn new(cal: Calibrated, models: &'a Models) -> Result<Detector<'a>, VisionError> {
+        let margin = 10.0;
+        let play = cal.play_area;
+        let view = OrthoView::new(
+            -margin,
+            -margin,
+            play.width_mm + margin,
+            play.height_mm + margin,
+            models.bases.base_top_height_mm,
+            1.0,
+        );
+        let maps = view.maps(&cal.camera)?;
+        Ok(Detector {
+            cal,
+            models,
+            view,
+            maps,
+            background: None,
+        })
+    }
+
+    /// Uses a frame of the empty table (same camera, any light) to tell the table's art
+    /// from what stands on it.
+    pub fn set_background(&mut self, background: &Mat) -> Result<(), VisionError> {
+        self.cal.check_frame(background)?;
+        let ortho = self.maps.apply(background)?;
+        self.background = Some((background.try_clone()?, ortho));
+        Ok(())
+    }
+
+    /// One frame to a scene: ships, then obstacles (which must not take a base or a
+    /// miniature for an obstacle).
+    pub fn detect(&self, frame: &Mat) -> Result<Scene, VisionError> {
+        self.cal.check_frame(frame)?;
+        let mut scene = Scene::new(self.cal.play_area);
+        // Obstacles first: they are matched against the 30 known outlines, which no
+        // miniature imitates; then a bright blob on a known obstacle is not taken for a ship.
+        scene.obstacles = obstacles::find_obstacles(
+            frame,
+            self.background.as_ref().map(|b| &b.0),
+            &self.cal.camera,
+            &self.cal.play_area,
+            self.models,
+            &[],
+        )?;
+        // Only outlines that matched a standard model rule a blob out: a measured polygon
+        // (reported when an empty-table frame vouches for a region) may be a miniature.
+        let outlines: Vec<Vec<[f64; 2]>> = scene
+            .obstacles
+            .iter()
+            .filter(|o| o.model.is_some())
+            .filter_map(|o| o.outline(self.models).ok())
+            .collect();
+        let grey = crate::vision::edges::Grey::from_mat(frame)?;
+        let ortho = self.maps.apply(frame)?;
+        let grads =
+            base_search::Gradients::new(&ortho, self.background.as_ref().map(|b| &b.1), self.view)?;
+        let views = bases::Views {
+            frame,
+            grey: &grey,
+            ortho: &ortho,
+            grads: &grads,
+        };
+        let bases = bases::find_bases(
+            &views,
+            &self.cal.camera,
+            &self.cal.play_area,
+            self.models,
+            &outlines,
+        )?;
+        scene.ships = bases::to_ships(&bases, self.cal.sigma_mm);
+        // With the ships known, their miniatures are masked out of the obstacle search.
+        if !scene.ships.is_empty() && scene.obstacles.iter().any(|o| o.model.is_none()) {
+            scene.obstacles = obstacles::find_obstacles(
+                frame,
+                self.background.as_ref().map(|b| &b.0),
+                &self.cal.camera,
+                &self.cal.play_area,
+                self.models,
+                &scene.ships,
+            )?;
+        }
+        Ok(scene)
+    }
+}
+
+/// One frame to a scene (sets up a [`Detector`] for this call; streams keep one).
 pub fn detect(
     frame: &Mat,
     background: Option<&Mat>,
     cal: &Calibrated,
     models: &Models,
 ) -> Result<Scene, VisionError> {
-    cal.check_frame(frame)?;
+    let mut d = Detector::new(cal.clone(), models)?;
     if let Some(bg) = background {
-        cal.check_frame(bg)?;
+        d.set_background(bg)?;
     }
-    let mut scene = Scene::new(cal.play_area);
-    scene.obstacles =
-        obstacles::find_obstacles(frame, background, &cal.camera, &cal.play_area, models, &scene.ships)?;
-    Ok(scene)
+    d.detect(frame)
 }

@@ -1,21 +1,309 @@
-//! Obstacles by their outlines (issue 5, item 3). Being written; returns nothing yet.
+//! Obstacles by their outlines (issue 5, item 3). In a coarse top-down view of the play
+//! area, whatever differs from the bare mat (from a photograph of the empty table when there
+//! is one, else from a wide median of the view) and is not a ship forms regions of
+//! plausible size (`segment`); each region is matched against the standard outlines by
+//! chamfer distance over a full turn (`coarse`), and the best few are fitted to the edges
+//! of the camera frame itself to a fraction of a pixel (`refine`). A region no standard
+//! outline fits is reported as its measured polygon when a background frame vouches for it.
+
+mod coarse;
+mod project;
+mod refine;
+mod segment;
+mod shape;
+mod view;
 
 use crate::geometry::PlayArea;
 use crate::models::Models;
-use crate::scene::{ObstacleSpec, ShipSpec};
+use crate::scene::{ObstacleSpec, Quality, ShipSpec};
+use crate::vision::detect::ortho::OrthoView;
 use crate::vision::{Camera, VisionError};
-use opencv::core::Mat;
+use coarse::Chamfer;
+use opencv::core::{self, Mat, Point, Size, Vector};
+use opencv::imgproc;
+use opencv::prelude::*;
+use refine::{Colour, Fit};
+use shape::Shape;
+
+/// Coarse view scale (mm per pixel): about a camera pixel at 1080p.
+const VIEW_MM: f64 = 2.0;
+
+/// Tunables, exposed for experiments.
+#[derive(Clone, Copy, Debug)]
+pub struct Params {
+    pub threshold_bg: f64,
+    pub threshold_nobg: f64,
+}
+
+pub const PARAMS: Params = Params {
+    threshold_bg: 28.0,
+    threshold_nobg: 32.0,
+};
 
 /// Every obstacle token on the play area: a standard model with its pose where one fits,
 /// else the measured polygon. `ships` are the bases already found, so that a base or its
 /// miniature is not taken for an obstacle.
 pub fn find_obstacles(
-    _frame: &Mat,
-    _background: Option<&Mat>,
-    _camera: &Camera,
-    _play_area: &PlayArea,
-    _models: &Models,
-    _ships: &[ShipSpec],
+    frame: &Mat,
+    background: Option<&Mat>,
+    camera: &Camera,
+    play_area: &PlayArea,
+    models: &Models,
+    ships: &[ShipSpec],
 ) -> Result<Vec<ObstacleSpec>, VisionError> {
-    Ok(Vec::new())
+    find_obstacles_with(frame, background, camera, play_area, models, ships, &PARAMS)
+}
+
+/// [`find_obstacles`] with explicit tunables.
+pub fn find_obstacles_with(
+    frame: &Mat,
+    background: Option<&Mat>,
+    camera: &Camera,
+    play_area: &PlayArea,
+    models: &Models,
+    ships: &[ShipSpec],
+    params: &Params,
+) -> Result<Vec<ObstacleSpec>, VisionError> {
+    check_image(frame, camera, "frame")?;
+    if let Some(bg) = background {
+        check_image(bg, camera, "background")?;
+    }
+    let (pw, ph) = (play_area.width_mm, play_area.height_mm);
+    if !(pw.is_finite() && ph.is_finite() && pw > 10.0 && ph > 10.0 && pw * ph < 1e8) {
+        return Err(VisionError::Invalid(format!(
+            "play area {pw} x {ph} mm is not usable"
+        )));
+    }
+    let frame = continuous(frame)?;
+    let Some(colour) = Colour::new(&frame) else {
+        return Err(VisionError::Invalid(
+            "the frame is not an 8-bit colour image".into(),
+        ));
+    };
+    let view = OrthoView::new(0.0, 0.0, pw, ph, 0.0, VIEW_MM);
+    let maps = view::maps(&view, camera)?;
+    let ortho = view::render(&frame, &maps)?;
+    let bg_ortho = match background {
+        Some(bg) => Some(view::render(bg, &maps)?),
+        None => None,
+    };
+    // Excluded: the ships, and what the camera does not see.
+    let mut excluded = view::ship_mask(&view, camera, ships, models)?;
+    let mut unseen = Mat::default();
+    core::compare(&maps.0, &core::Scalar::all(0.0), &mut unseen, core::CMP_LT)?;
+    let mut ex = Mat::default();
+    core::bitwise_or(&excluded, &unseen, &mut ex, &core::no_array())?;
+    excluded = ex;
+    let diff = segment::difference(&ortho, bg_ortho.as_ref())?;
+    let threshold = if background.is_some() {
+        params.threshold_bg
+    } else {
+        params.threshold_nobg
+    };
+    let projector = project::Projector::new(camera);
+    let shapes: Vec<Shape> = models.obstacles.iter().filter_map(Shape::new).collect();
+    if shapes.is_empty() {
+        return Ok(Vec::new());
+    }
+    let px_area = VIEW_MM * VIEW_MM;
+    let min_area = shapes.iter().map(|s| s.area).fold(f64::MAX, f64::min);
+    let max_area = shapes.iter().map(|s| s.area).fold(0.0, f64::max);
+    let regions = segment::regions(
+        &diff,
+        threshold,
+        &excluded,
+        0.3 * min_area / px_area,
+        2.0 * max_area / px_area,
+    )?;
+    // Near-excluded pixels: a region's boundary there is a cut, not an edge.
+    let mut near = Mat::default();
+    let k =
+        imgproc::get_structuring_element(imgproc::MORPH_RECT, Size::new(5, 5), Point::new(-1, -1))?;
+    imgproc::dilate(
+        &excluded,
+        &mut near,
+        &k,
+        Point::new(-1, -1),
+        1,
+        core::BORDER_CONSTANT,
+        core::Scalar::all(255.0),
+    )?;
+    let at = |m: &Mat, t: [f64; 2]| -> bool {
+        let p = view.to_pixel(t[0], t[1]);
+        let (c, r) = (p[0].round() as i32, p[1].round() as i32);
+        if c < 0 || r < 0 || c >= view.width || r >= view.height {
+            return true;
+        }
+        m.at_2d::<u8>(r, c).map(|v| *v > 0).unwrap_or(true)
+    };
+    let usable = |t: [f64; 2]| -> bool {
+        t[0] > 1.0 && t[1] > 1.0 && t[0] < pw - 1.0 && t[1] < ph - 1.0 && !at(&excluded, t)
+    };
+    let mut found: Vec<ObstacleSpec> = Vec::new();
+    for region in &regions {
+        let boundary: Vec<[f64; 2]> = region
+            .contour
+            .iter()
+            .map(|p| view.to_table(p[0], p[1]))
+            .collect();
+        let real: Vec<bool> = boundary.iter().map(|t| !at(&near, *t)).collect();
+        let cut = real.iter().filter(|r| !**r).count() as f64 / real.len().max(1) as f64;
+        let Some(ch) = Chamfer::new(&boundary, &real, &|t| at(&excluded, t), 1.0)? else {
+            continue;
+        };
+        let area = region.area_px * px_area;
+        let centre = view.to_table(region.centroid[0], region.centroid[1]);
+        let plausible: Vec<usize> = (0..shapes.len())
+            .filter(|&i| {
+                // The seen region loses a rim (the token's dark edge, the threshold) of up
+                // to about a millimetre and a half along the outline.
+                let (a, p) = (shapes[i].area, shapes[i].perimeter);
+                if cut > 0.05 {
+                    a > 0.8 * area
+                } else {
+                    area > 0.8 * a - 1.5 * p && area < 1.35 * a + 0.5 * p
+                }
+            })
+            .collect();
+        let refs: Vec<&Shape> = plausible.iter().map(|&i| &shapes[i]).collect();
+        let mut cands: Vec<(usize, coarse::Pose, f64)> = coarse::search(&ch, &refs, centre, 6)
+            .into_iter()
+            .map(|(k, p, s)| (plausible[k], p, s))
+            .collect();
+        cands.sort_by(|a, b| a.2.total_cmp(&b.2));
+        let mut best: Option<(usize, Fit)> = None;
+        for (i, pose, _) in cands.iter().take(3) {
+            if let Some(fit) = refine::refine(&colour, &projector, &shapes[*i], *pose, &usable) {
+                let better = best.as_ref().is_none_or(|(_, b)| merit(&fit) > merit(b));
+                if better {
+                    best = Some((*i, fit));
+                }
+            }
+        }
+        // A standard outline is accepted when edges follow nearly all of it. Without a
+        // background a region cut by a ship could be the mat's art around it: more of the
+        // outline must be seen.
+        let min_visible = if background.is_none() && cut > 0.05 {
+            0.8
+        } else {
+            0.5
+        };
+        if let Some((i, fit)) = best
+            && fit.support >= 0.85
+            && fit.rms <= 0.45
+            && fit.visible >= min_visible
+        {
+            let s = &shapes[i];
+            let (x, y, rot) = s.model_pose(&fit.pose);
+            let mut o = ObstacleSpec::placed("", &s.xws, x, y, rot);
+            o.quality = Quality {
+                sigma_mm: Some((fit.sd[0].powi(2) + fit.sd[1].powi(2) + 0.25f64.powi(2)).sqrt()),
+                sigma_deg: Some(fit.sd[2].to_degrees().hypot(0.2)),
+                confidence: Some((fit.support * (1.0 - fit.rms / 1.6)).clamp(0.0, 1.0)),
+                occluded: false,
+            };
+            found.push(o);
+        } else if background.is_some()
+            && cut < 0.05
+            && region.contrast >= 40.0
+            && let Some(poly) = polygon(&region.contour, &view)?
+        {
+            {
+                found.push(ObstacleSpec {
+                    id: String::new(),
+                    model: None,
+                    x: None,
+                    y: None,
+                    rotation_deg: None,
+                    polygon: Some(poly),
+                    quality: Quality {
+                        sigma_mm: Some(VIEW_MM),
+                        sigma_deg: None,
+                        confidence: Some(0.3),
+                        occluded: false,
+                    },
+                });
+            }
+        }
+    }
+    let key = |o: &ObstacleSpec| -> [f64; 2] {
+        match (o.x, o.y, &o.polygon) {
+            (Some(x), Some(y), _) => [x, y],
+            (_, _, Some(p)) if !p.is_empty() => [
+                p.iter().map(|q| q[0]).sum::<f64>() / p.len() as f64,
+                p.iter().map(|q| q[1]).sum::<f64>() / p.len() as f64,
+            ],
+            _ => [0.0, 0.0],
+        }
+    };
+    found.sort_by(|a, b| {
+        let (ka, kb) = (key(a), key(b));
+        ka[0].total_cmp(&kb[0]).then(ka[1].total_cmp(&kb[1]))
+    });
+    for (n, o) in found.iter_mut().enumerate() {
+        o.id = format!("o{}", n + 1);
+    }
+    Ok(found)
+}
+
+/// How well a fit explains the edges: support first, residual second.
+fn merit(f: &Fit) -> f64 {
+    f.support - 0.3 * f.rms
+}
+
+fn check_image(image: &Mat, camera: &Camera, what: &str) -> Result<(), VisionError> {
+    let size = image.size()?;
+    if image.empty() || size.width < 2 || size.height < 2 {
+        return Err(VisionError::Invalid(format!("the {what} is empty")));
+    }
+    if image.typ() != core::CV_8UC3 {
+        return Err(VisionError::Invalid(format!(
+            "the {what} must be an 8-bit BGR image"
+        )));
+    }
+    let [w, h] = camera.image_size;
+    if size.width != w as i32 || size.height != h as i32 {
+        return Err(VisionError::Invalid(format!(
+            "the {what} is {}x{} but the camera is calibrated for {w}x{h}",
+            size.width, size.height
+        )));
+    }
+    Ok(())
+}
+
+fn continuous(m: &Mat) -> Result<Mat, VisionError> {
+    if m.is_continuous() {
+        Ok(m.try_clone()?)
+    } else {
+        let mut out = Mat::default();
+        m.copy_to(&mut out)?;
+        Ok(out)
+    }
+}
+
+/// A region's outline as a simplified counter-clockwise polygon in table mm.
+fn polygon(contour: &[[f64; 2]], view: &OrthoView) -> Result<Option<Vec<[f64; 2]>>, VisionError> {
+    let pts: Vector<Point> = contour
+        .iter()
+        .map(|p| Point::new(p[0] as i32, p[1] as i32))
+        .collect();
+    let mut approx: Vector<Point> = Vector::new();
+    imgproc::approx_poly_dp(&pts, &mut approx, 0.75, true)?;
+    if approx.len() < 3 {
+        return Ok(None);
+    }
+    let mut poly: Vec<[f64; 2]> = approx
+        .iter()
+        .map(|p| view.to_table(f64::from(p.x), f64::from(p.y)))
+        .collect();
+    let area2: f64 = (0..poly.len())
+        .map(|i| {
+            let (a, b) = (poly[i], poly[(i + 1) % poly.len()]);
+            a[0] * b[1] - b[0] * a[1]
+        })
+        .sum();
+    if area2 < 0.0 {
+        poly.reverse();
+    }
+    Ok(Some(poly))
 }

@@ -54,6 +54,12 @@ impl OrthoView {
 
     /// The orthophoto of `frame` seen by `camera` (pixels the camera does not see are black).
     pub fn render(&self, frame: &Mat, camera: &Camera) -> Result<Mat, VisionError> {
+        self.maps(camera)?.apply(frame)
+    }
+
+    /// The remapping tables, to build once per calibration and apply to every frame (the
+    /// camera model per pixel costs far more than the remap).
+    pub fn maps(&self, camera: &Camera) -> Result<OrthoMaps, VisionError> {
         let mut map_x =
             Mat::new_rows_cols_with_default(self.height, self.width, CV_32FC1, Scalar::all(-1.0))?;
         let mut map_y =
@@ -68,12 +74,24 @@ impl OrthoView {
                 }
             }
         }
+        Ok(OrthoMaps { map_x, map_y })
+    }
+}
+
+/// An orthophoto's per-pixel source coordinates in the camera frame.
+pub struct OrthoMaps {
+    map_x: Mat,
+    map_y: Mat,
+}
+
+impl OrthoMaps {
+    pub fn apply(&self, frame: &Mat) -> Result<Mat, VisionError> {
         let mut out = Mat::default();
         imgproc::remap(
             frame,
             &mut out,
-            &map_x,
-            &map_y,
+            &self.map_x,
+            &self.map_y,
             imgproc::INTER_LINEAR,
             BORDER_CONSTANT,
             Scalar::all(0.0),

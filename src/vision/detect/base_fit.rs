@@ -1,0 +1,397 @@
+//! A ship base's pose from the edges of its outline, fitted in the camera frame itself.
+//!
+//! A black 3 mm base on a dark mat shows two kinds of edge, and either may be missing
+//! along any stretch of a side: the base's silhouette against the mat (brighter outside),
+//! and the printed token's edge against the base's black rim (brighter inside). The model
+//! predicts both as lines of the base pose (centre, angle) and the rim's width, so every
+//! edge point found, of either kind, on any side, pulls on the same four numbers; stretches
+//! hidden by the miniature or too dark to show an edge simply contribute nothing (a robust
+//! fit drops what the miniature's own edges offer).
+//!
+//! The silhouette follows the camera: a side facing the camera shows its wall, so its
+//! outline in the image is the wall's foot on the mat (z = 0); a side facing away shows its
+//! top edge (z = base height). Edges are searched along the image normal of each predicted
+//! point, and their offsets in mm (by the local scale) are the residuals, so there is no
+//! orthophoto resampling between the pixels and the fit.
+
+use crate::vision::Camera;
+use crate::vision::edges::Grey;
+use nalgebra::{Matrix4, Vector4};
+
+/// Where the fit starts: centre (table mm), the angle of one side's outward normal
+/// (radians, any of the four), and the base's half width (mm).
+#[derive(Clone, Copy, Debug)]
+pub struct BaseGuess {
+    pub centre: [f64; 2],
+    pub angle: f64,
+    pub half: f64,
+}
+
+/// The fitted pose with what it rests on.
+#[derive(Clone, Debug)]
+pub struct BaseFit {
+    pub centre: [f64; 2],
+    /// Outward normal angle of side 0 (radians); the heading is this plus k * 90 deg.
+    pub angle: f64,
+    pub half: f64,
+    /// Width of the black rim between the base's edge and the token (mm).
+    pub rim: f64,
+    /// Edge points used / searched.
+    pub inliers: usize,
+    pub samples: usize,
+    /// Fraction of each side's stretch with an edge point of either kind.
+    pub side_support: [f64; 4],
+    /// RMS of the inliers' residuals (mm).
+    pub rms_mm: f64,
+    /// 1-sigma of centre x, y (mm) and angle (rad) from the fit's covariance.
+    pub sigma_xy: [f64; 2],
+    pub sigma_angle: f64,
+    /// The edge points of the last pass (table mm, in their own plane), whether each is a
+    /// token edge, and whether the fit used it: for drawing and for checks.
+    pub points: Vec<([f64; 2], bool, bool)>,
+    /// Fraction of each side's samples where both the silhouette and the token edge were
+    /// found and kept.
+    pub paired_support: [f64; 4],
+}
+
+/// Fit settings that depend on the base model, not on the image.
+#[derive(Clone, Copy, Debug)]
+pub struct BaseShape {
+    pub height_mm: f64,
+    /// Where the guides sit along the front and rear sides (mm from the middle); the fit
+    /// skips them on every side, since which sides are front and rear is not known yet.
+    pub guide_offset_mm: f64,
+    pub guide_half_width_mm: f64,
+    /// The rim width expected before the fit (mm) and how strongly to hold to it.
+    pub rim_prior_mm: f64,
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Kind {
+    /// Base silhouette: brighter outward.
+    Outer,
+    /// Token edge: darker outward.
+    Token,
+}
+
+struct Point {
+    /// In-plane table point where the edge was found (mm).
+    q: [f64; 2],
+    side: usize,
+    /// Which sample along the side (both kinds of edge share it).
+    sample: usize,
+    kind: Kind,
+    weight: f64,
+}
+
+/// Camera px per table mm around the base (isotropic estimate).
+pub fn px_per_mm(camera: &Camera, c: [f64; 2], z: f64) -> Option<f64> {
+    let a = camera.project([c[0], c[1], z])?;
+    let b = camera.project([c[0] + 1.0, c[1], z])?;
+    let d = camera.project([c[0], c[1] + 1.0, z])?;
+    Some(((b[0] - a[0]).hypot(b[1] - a[1]) + (d[0] - a[0]).hypot(d[1] - a[1])) / 2.0)
+}
+
+/// The gradient extremum of the wanted polarity within `reach` px of `p` along `m`:
+/// offset in px (parabolic sub-sample) and strength.
+fn find_edge(img: &Grey, p: [f64; 2], m: [f64; 2], reach: f64, rising: bool) -> Option<(f64, f64)> {
+    const STEP: f64 = 0.25;
+    let n = (reach / STEP).ceil() as i64 + 2;
+    let vals: Vec<f64> = (-n..=n)
+        .map(|k| {
+            let t = k as f64 * STEP;
+            img.sample(p[0] + t * m[0], p[1] + t * m[1])
+        })
+        .collect::<Option<_>>()?;
+    // Derivative over one pixel (t +- 0.5 px).
+    let sign = if rising { 1.0 } else { -1.0 };
+    let g: Vec<f64> = (2..vals.len() - 2)
+        .map(|i| sign * (vals[i + 2] - vals[i - 2]))
+        .collect();
+    let (mut best, mut bi) = (0.0, usize::MAX);
+    for (i, &v) in g.iter().enumerate() {
+        if v > best {
+            best = v;
+            bi = i;
+        }
+    }
+    if bi == usize::MAX || bi == 0 || bi + 1 >= g.len() {
+        return None;
+    }
+    let (a, b, c) = (g[bi - 1], g[bi], g[bi + 1]);
+    let den = a - 2.0 * b + c;
+    let frac = if den.abs() > 1e-12 {
+        (0.5 * (a - c) / den).clamp(-0.5, 0.5)
+    } else {
+        0.0
+    };
+    let t = ((bi as f64 + 2.0) - n as f64 + frac) * STEP;
+    if t.abs() > reach {
+        return None;
+    }
+    Some((t, b))
+}
+
+/// The black plastic must be on the dark side of the edge: a miniature's bright edge, or
+/// a star's, has the right polarity but the wrong side.
+fn dark_side_is_base(
+    img: &Grey,
+    p: [f64; 2],
+    m: [f64; 2],
+    off: f64,
+    rising: bool,
+    dark_max: f64,
+) -> bool {
+    let s = if rising { -1.0 } else { 1.0 };
+    let at = |d: f64| img.sample(p[0] + (off + s * d) * m[0], p[1] + (off + s * d) * m[1]);
+    let bright = |d: f64| img.sample(p[0] + (off - s * d) * m[0], p[1] + (off - s * d) * m[1]);
+    match (at(1.2), bright(1.2)) {
+        (Some(dk), Some(br)) => dk <= dark_max && br >= 1.4 * dk,
+        _ => false,
+    }
+}
+
+/// The base's black level: a low quantile along the rim's middle, where the miniature
+/// (bright) can only raise values.
+fn rim_level(
+    img: &Grey,
+    camera: &Camera,
+    shape: &BaseShape,
+    c: [f64; 2],
+    angle: f64,
+    half: f64,
+    rim: f64,
+) -> Option<f64> {
+    let mut vals = Vec::new();
+    let d = half - rim / 2.0;
+    for side in 0..4 {
+        let a = angle + side as f64 * std::f64::consts::FRAC_PI_2;
+        let (n, t) = ([a.cos(), a.sin()], [-a.sin(), a.cos()]);
+        let mut u = -half + 2.0;
+        while u <= half - 2.0 {
+            let p = [c[0] + d * n[0] + u * t[0], c[1] + d * n[1] + u * t[1]];
+            if let Some(ip) = camera.project([p[0], p[1], shape.height_mm])
+                && let Some(v) = img.sample(ip[0], ip[1])
+            {
+                vals.push(v);
+            }
+            u += 1.0;
+        }
+    }
+    if vals.len() < 8 {
+        return None;
+    }
+    vals.sort_by(f64::total_cmp);
+    Some(vals[vals.len() / 4])
+}
+
+/// Edge points of both kinds along the four sides for the pose `(c, angle, half, rim)`.
+fn gather(
+    img: &Grey,
+    camera: &Camera,
+    shape: &BaseShape,
+    pose: (&[f64; 2], f64, f64, f64),
+    reach_mm: f64,
+    min_contrast: f64,
+) -> (Vec<Point>, usize, [usize; 4], [usize; 4]) {
+    let (c, angle, half, rim) = pose;
+    let cam = camera.centre();
+    let dark_max = rim_level(img, camera, shape, *c, angle, half, rim)
+        .map_or(f64::INFINITY, |l| 2.5 * l + 1.0);
+    let scale = px_per_mm(camera, *c, shape.height_mm)
+        .unwrap_or(1.0)
+        .max(1e-3);
+    // About two samples per camera pixel along each side.
+    let step = (0.5 / scale).clamp(0.1, 2.0);
+    let mut pts = Vec::new();
+    let mut searched = 0;
+    let mut counts = [0usize; 4];
+    let mut totals: [usize; 4];
+    for side in 0..4 {
+        let a = angle + side as f64 * std::f64::consts::FRAC_PI_2;
+        let n = [a.cos(), a.sin()];
+        let t = [-n[1], n[0]];
+        let mid = [c[0] + half * n[0], c[1] + half * n[1]];
+        let faces_camera = (cam.x - mid[0]) * n[0] + (cam.y - mid[1]) * n[1] > 0.0;
+        let mut u = -half + 2.5;
+        let mut seen = 0;
+        let mut total = 0;
+        while u <= half - 2.5 {
+            let on_guide =
+                ((u.abs() - shape.guide_offset_mm).abs()) < shape.guide_half_width_mm + 1.0;
+            if !on_guide {
+                total += 1;
+                let mut found = false;
+                for kind in [Kind::Outer, Kind::Token] {
+                    let (d, z) = match kind {
+                        Kind::Outer if faces_camera => (half, 0.0),
+                        Kind::Outer => (half, shape.height_mm),
+                        Kind::Token => (half - rim, shape.height_mm),
+                    };
+                    let p = [c[0] + d * n[0] + u * t[0], c[1] + d * n[1] + u * t[1]];
+                    let (Some(ip), Some(ip2)) = (
+                        camera.project([p[0], p[1], z]),
+                        camera.project([p[0] + n[0], p[1] + n[1], z]),
+                    ) else {
+                        continue;
+                    };
+                    let k = (ip2[0] - ip[0]).hypot(ip2[1] - ip[1]);
+                    if k < 1e-6 {
+                        continue;
+                    }
+                    let m = [(ip2[0] - ip[0]) / k, (ip2[1] - ip[1]) / k];
+                    searched += 1;
+                    let reach = (reach_mm * k).max(1.0);
+                    let rising = kind == Kind::Outer;
+                    if let Some((off, strength)) = find_edge(img, ip, m, reach, rising)
+                        && strength >= min_contrast
+                        && dark_side_is_base(img, ip, m, off, rising, dark_max)
+                    {
+                        let o = off / k;
+                        pts.push(Point {
+                            q: [p[0] + o * n[0], p[1] + o * n[1]],
+                            side,
+                            sample: total,
+                            kind,
+                            weight: strength.sqrt(),
+                        });
+                        found = true;
+                    }
+                }
+                if found {
+                    seen += 1;
+                }
+            }
+            u += step;
+        }
+        counts[side] = seen * 1000 / total.max(1);
+        totals[side] = total;
+    }
+    (pts, searched, counts, totals)
+}
+
+/// Fits the base pose from `guess`, or `None` when too little of the outline shows.
+pub fn fit_base(
+    img: &Grey,
+    camera: &Camera,
+    shape: &BaseShape,
+    guess: BaseGuess,
+    min_contrast: f64,
+) -> Option<BaseFit> {
+    let mut c = guess.centre;
+    let mut angle = guess.angle;
+    let half = guess.half;
+    let mut rim = shape.rim_prior_mm;
+    let mut counts = [0usize; 4];
+    let mut totals: [usize; 4];
+    let mut result = None;
+    for (iter, reach) in [3.0, 2.0, 1.2, 0.8, 0.8].into_iter().enumerate() {
+        let (pts, searched, c4, t4) = gather(
+            img,
+            camera,
+            shape,
+            (&c, angle, half, rim),
+            reach,
+            min_contrast,
+        );
+        (counts, totals) = (c4, t4);
+        if pts.len() < 12 {
+            return None;
+        }
+        let resid = |p: &Point, c: [f64; 2], angle: f64, rim: f64| {
+            let a = angle + p.side as f64 * std::f64::consts::FRAC_PI_2;
+            let n = [a.cos(), a.sin()];
+            let d = match p.kind {
+                Kind::Outer => half,
+                Kind::Token => half - rim,
+            };
+            n[0] * (p.q[0] - c[0]) + n[1] * (p.q[1] - c[1]) - d
+        };
+        // Robust scale from the median absolute residual; points beyond 2.5 scales drop.
+        let mut abs: Vec<f64> = pts.iter().map(|p| resid(p, c, angle, rim).abs()).collect();
+        abs.sort_by(f64::total_cmp);
+        let s = (1.4826 * abs[abs.len() / 2]).max(0.08);
+        let limit = if iter == 0 { 3.0 * s } else { 2.5 * s };
+        let mut jtj = Matrix4::<f64>::zeros();
+        let mut jtr = Vector4::<f64>::zeros();
+        let mut used = 0usize;
+        let mut ss = 0.0;
+        let mut drawn = Vec::with_capacity(pts.len());
+        // Samples where both edges of the rim were found and kept: a thin dark line
+        // between two brighter surfaces, which random texture rarely imitates.
+        let mut pairs = std::collections::HashMap::<(usize, usize), u8>::new();
+        for p in &pts {
+            let r = resid(p, c, angle, rim);
+            drawn.push((p.q, p.kind == Kind::Token, r.abs() <= limit));
+            if r.abs() <= limit {
+                *pairs.entry((p.side, p.sample)).or_default() += 1;
+            }
+            if r.abs() > limit {
+                continue;
+            }
+            let a = angle + p.side as f64 * std::f64::consts::FRAC_PI_2;
+            let (n, t) = ([a.cos(), a.sin()], [-a.sin(), a.cos()]);
+            let j = Vector4::new(
+                -n[0],
+                -n[1],
+                t[0] * (p.q[0] - c[0]) + t[1] * (p.q[1] - c[1]),
+                if p.kind == Kind::Token { 1.0 } else { 0.0 },
+            );
+            jtj += p.weight * j * j.transpose();
+            jtr += p.weight * j * r;
+            used += 1;
+            ss += r * r;
+        }
+        if used < 10 {
+            return None;
+        }
+        // The rim's prior: as strong as a handful of points at 0.4 mm.
+        let wsum: f64 = jtj[(0, 0)] + jtj[(1, 1)];
+        let prior = 0.02 * wsum / (0.4f64).powi(2) * 0.08f64.powi(2);
+        jtj[(3, 3)] += prior.max(1e-6);
+        jtr[3] += prior.max(1e-6) * (rim - shape.rim_prior_mm);
+        let delta = jtj.lu().solve(&(-jtr))?;
+        c = [c[0] + delta[0], c[1] + delta[1]];
+        angle += delta[2];
+        rim = (rim + delta[3]).clamp(0.3, 4.0);
+        let rms = (ss / used as f64).sqrt();
+        // Covariance of (x, y, angle): sigma^2 (J^T W J)^-1, with the weights normalised.
+        let wmean = pts.iter().map(|p| p.weight).sum::<f64>() / pts.len() as f64;
+        let cov = (jtj / wmean.max(1e-12))
+            .try_inverse()
+            .unwrap_or(Matrix4::zeros())
+            * rms
+            * rms;
+        result = Some(BaseFit {
+            centre: c,
+            angle,
+            half,
+            rim,
+            inliers: used,
+            samples: searched,
+            side_support: [0.0; 4],
+            rms_mm: rms,
+            sigma_xy: [cov[(0, 0)].max(0.0).sqrt(), cov[(1, 1)].max(0.0).sqrt()],
+            sigma_angle: cov[(2, 2)].max(0.0).sqrt(),
+            points: drawn,
+            paired_support: {
+                let mut ps = [0.0; 4];
+                for ((side, _), n) in &pairs {
+                    if *n >= 2 {
+                        ps[*side] += 1.0;
+                    }
+                }
+                for (k, v) in ps.iter_mut().enumerate() {
+                    *v /= totals[k].max(1) as f64;
+                }
+                ps
+            },
+        });
+    }
+    result.map(|mut f| {
+        for (k, s) in f.side_support.iter_mut().enumerate() {
+            *s = counts[k] as f64 / 1000.0;
+        }
+        f
+    })
+}

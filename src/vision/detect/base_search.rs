@@ -1,0 +1,313 @@
+//! Where the bases might be, and roughly how they lie, from the rectified view of the base
+//! tops (z = base height, 1 mm per pixel).
+//!
+//! Every ship carries a miniature on a peg over its base's centre, and the miniature is by
+//! far the most visible part of it, so candidates start from bright compact blobs; the
+//! base is then looked for under the blob (the camera sees a raised blob displaced away
+//! from the point below it). A first attempt voted for base centres from every edge pixel
+//! (a Hough transform for squares); on a starry mat the true bases ranked below dozens of
+//! texture peaks. Around each candidate a coarse search scores square outlines against
+//! the gradients; the edge fit in the camera frame (`base_fit`) then decides.
+
+use super::ortho::OrthoView;
+use crate::vision::{Camera, VisionError};
+use opencv::core::{CV_32F, Mat};
+use opencv::imgproc;
+use opencv::prelude::*;
+
+/// The orthophoto's grey levels and gradients (per mm).
+pub struct Gradients {
+    pub view: OrthoView,
+    pub gx: Vec<f32>,
+    pub gy: Vec<f32>,
+    pub mag: Vec<f32>,
+    /// Where the table differs from the empty table (when one was given).
+    pub changed: Option<Vec<bool>>,
+}
+
+impl Gradients {
+    /// From an orthophoto (BGR or grey) and, when given, the same view of the empty table:
+    /// then only edges where the table changed vote, which silences the mat's own art.
+    pub fn new(
+        ortho: &Mat,
+        background: Option<&Mat>,
+        view: OrthoView,
+    ) -> Result<Gradients, VisionError> {
+        let grey = to_grey(ortho)?;
+        let (mut gx, mut gy) = (Mat::default(), Mat::default());
+        imgproc::sobel_def(&grey, &mut gx, CV_32F, 1, 0)?;
+        imgproc::sobel_def(&grey, &mut gy, CV_32F, 0, 1)?;
+        // Sobel sums 8 pixel differences over 2 px; per mm of table.
+        let k = 1.0 / (8.0 * view.mm_per_px) as f32;
+        let gx: Vec<f32> = rows(&gx, &view)?.into_iter().map(|v| v * k).collect();
+        // Image rows grow downwards, table y upwards.
+        let gy: Vec<f32> = rows(&gy, &view)?.into_iter().map(|v| -v * k).collect();
+        let mag = gx.iter().zip(&gy).map(|(a, b)| a.hypot(*b)).collect();
+        let changed = match background {
+            Some(bg) => Some(change_mask(&grey, &to_grey(bg)?, &view)?),
+            None => None,
+        };
+        Ok(Gradients {
+            view,
+            gx,
+            gy,
+            mag,
+            changed,
+        })
+    }
+}
+
+fn to_grey(img: &Mat) -> Result<Mat, VisionError> {
+    let mut grey = Mat::default();
+    if img.channels() == 3 {
+        imgproc::cvt_color_def(img, &mut grey, imgproc::COLOR_BGR2GRAY)?;
+    } else {
+        grey = img.try_clone()?;
+    }
+    Ok(grey)
+}
+
+fn rows(m: &Mat, view: &OrthoView) -> Result<Vec<f32>, VisionError> {
+    let mut f = Mat::default();
+    m.convert_to_def(&mut f, CV_32F)?;
+    let mut v = Vec::with_capacity((view.width * view.height) as usize);
+    for r in 0..view.height {
+        v.extend_from_slice(f.at_row::<f32>(r)?);
+    }
+    Ok(v)
+}
+
+/// Where the frame differs from the empty table, allowing for a change of light (a smooth
+/// gain), grown by a few pixels so that both sides of an edge count.
+fn change_mask(grey: &Mat, bg: &Mat, view: &OrthoView) -> Result<Vec<bool>, VisionError> {
+    let (f, b) = (rows(grey, view)?, rows(bg, view)?);
+    let (w, h) = (view.width as usize, view.height as usize);
+    // Light gain from coarse blocks (medians resist what stands on the table).
+    const BLOCK: usize = 48;
+    let (bw, bh) = (w.div_ceil(BLOCK), h.div_ceil(BLOCK));
+    let mut gain = vec![1f32; bw * bh];
+    for by in 0..bh {
+        for bx in 0..bw {
+            let mut ratios = Vec::new();
+            for r in (by * BLOCK..((by + 1) * BLOCK).min(h)).step_by(2) {
+                for c in (bx * BLOCK..((bx + 1) * BLOCK).min(w)).step_by(2) {
+                    let i = r * w + c;
+                    if b[i] > 8.0 {
+                        ratios.push(f[i] / b[i]);
+                    }
+                }
+            }
+            if ratios.len() > 20 {
+                let mid = ratios.len() / 2;
+                let (_, m, _) = ratios.select_nth_unstable_by(mid, f32::total_cmp);
+                gain[by * bw + bx] = m.clamp(0.3, 3.0);
+            }
+        }
+    }
+    let mut changed = vec![false; w * h];
+    for r in 0..h {
+        for c in 0..w {
+            let i = r * w + c;
+            let g = gain[(r / BLOCK) * bw + c / BLOCK];
+            let expect = b[i] * g;
+            changed[i] = (f[i] - expect).abs() > 10.0f32.max(0.25 * expect.max(f[i]));
+        }
+    }
+    // Grow by 3 px.
+    let mut grown = changed.clone();
+    for r in 0..h {
+        for c in 0..w {
+            if changed[r * w + c] {
+                for dr in r.saturating_sub(3)..(r + 4).min(h) {
+                    for dc in c.saturating_sub(3)..(c + 4).min(w) {
+                        grown[dr * w + dc] = true;
+                    }
+                }
+            }
+        }
+    }
+    Ok(grown)
+}
+
+impl Gradients {
+    /// The gradient (per mm, table axes) at a table point, nearest pixel; zero outside.
+    fn at(&self, x: f64, y: f64) -> [f32; 2] {
+        let [c, r] = self.view.to_pixel(x, y);
+        let (c, r) = (c.round(), r.round());
+        if c < 0.0 || r < 0.0 || c >= f64::from(self.view.width) || r >= f64::from(self.view.height)
+        {
+            return [0.0, 0.0];
+        }
+        let i = r as usize * self.view.width as usize + c as usize;
+        [self.gx[i], self.gy[i]]
+    }
+
+    /// How well a base outline at (centre, angle) explains the edges: along each side,
+    /// the gradient across it, rising outwards at the silhouette and falling outwards at
+    /// the token's edge, each clipped so a single bright edge cannot carry a side.
+    pub fn outline_score(&self, centre: [f64; 2], angle: f64, half: f64, rim: f64) -> f64 {
+        let mut s = 0.0;
+        for side in 0..4 {
+            let a = angle + side as f64 * std::f64::consts::FRAC_PI_2;
+            let (n, t) = ([a.cos(), a.sin()], [-a.sin(), a.cos()]);
+            let mut u = -half + 2.0;
+            while u <= half - 2.0 {
+                for (d, sign) in [(half, 1.0f64), (half - rim, -1.0)] {
+                    let p = [
+                        centre[0] + d * n[0] + u * t[0],
+                        centre[1] + d * n[1] + u * t[1],
+                    ];
+                    let g = self.at(p[0], p[1]);
+                    let across = sign * (f64::from(g[0]) * n[0] + f64::from(g[1]) * n[1]);
+                    s += across.clamp(0.0, 6.0);
+                }
+                u += 2.0;
+            }
+        }
+        s / (4.0 * half)
+    }
+
+    /// The best outline near a candidate: every 5 deg of angle and every 2 mm within 4 mm,
+    /// then 1 deg and 0.5 mm around the best.
+    pub fn coarse_pose(&self, centre: [f64; 2], half: f64, rim: f64) -> ([f64; 2], f64, f64) {
+        let mut best = (centre, 0.0, f64::MIN);
+        for ai in 0..18 {
+            let a = (ai as f64 * 5.0).to_radians();
+            for dy in -2..=2 {
+                for dx in -2..=2 {
+                    let c = [
+                        centre[0] + 2.0 * f64::from(dx),
+                        centre[1] + 2.0 * f64::from(dy),
+                    ];
+                    let s = self.outline_score(c, a, half, rim);
+                    if s > best.2 {
+                        best = (c, a, s);
+                    }
+                }
+            }
+        }
+        // Then 1 mm and 1 deg around the best.
+        let (c0, a0) = (best.0, best.1);
+        for da in -3..=3 {
+            let a = a0 + f64::from(da).to_radians();
+            for dy in -2..=2 {
+                for dx in -2..=2 {
+                    let c = [c0[0] + 0.7 * f64::from(dx), c0[1] + 0.7 * f64::from(dy)];
+                    let s = self.outline_score(c, a, half, rim);
+                    if s > best.2 {
+                        best = (c, a, s);
+                    }
+                }
+            }
+        }
+        best
+    }
+}
+
+impl Gradients {
+    /// The share of a square's area (sampled every 2 mm) where the table changed from the
+    /// empty-table frame; `None` without one.
+    pub fn changed_fraction(&self, centre: [f64; 2], angle: f64, half: f64) -> Option<f64> {
+        let ch = self.changed.as_ref()?;
+        let (n, t) = ([angle.cos(), angle.sin()], [-angle.sin(), angle.cos()]);
+        let (mut hit, mut total) = (0usize, 0usize);
+        let mut u = -half + 1.0;
+        while u < half {
+            let mut w = -half + 1.0;
+            while w < half {
+                let p = [
+                    centre[0] + u * n[0] + w * t[0],
+                    centre[1] + u * n[1] + w * t[1],
+                ];
+                let [c, r] = self.view.to_pixel(p[0], p[1]);
+                let (c, r) = (c.round(), r.round());
+                if c >= 0.0
+                    && r >= 0.0
+                    && c < f64::from(self.view.width)
+                    && r < f64::from(self.view.height)
+                {
+                    total += 1;
+                    if ch[r as usize * self.view.width as usize + c as usize] {
+                        hit += 1;
+                    }
+                }
+                w += 2.0;
+            }
+            u += 2.0;
+        }
+        (total > 0).then(|| hit as f64 / total as f64)
+    }
+}
+
+/// Bright compact blobs in the orthophoto: the miniatures, which stand on pegs over their
+/// bases' centres and are the most visible thing about a ship. Centres in table mm of the
+/// orthophoto's plane; a raised object appears displaced there (see [`under_blob`]).
+pub fn bright_blobs(ortho: &Mat, view: &OrthoView) -> Result<Vec<([f64; 2], f64)>, VisionError> {
+    let grey = to_grey(ortho)?;
+    let mut f = Mat::default();
+    grey.convert_to_def(&mut f, CV_32F)?;
+    // The surroundings' level: a Gaussian of 20 mm, computed at a quarter of the size.
+    let (mut small, mut small_bg, mut bg) = (Mat::default(), Mat::default(), Mat::default());
+    let full = f.size()?;
+    imgproc::resize(
+        &f,
+        &mut small,
+        opencv::core::Size::new(0, 0),
+        0.25,
+        0.25,
+        imgproc::INTER_AREA,
+    )?;
+    imgproc::gaussian_blur_def(
+        &small,
+        &mut small_bg,
+        opencv::core::Size::new(0, 0),
+        5.0 / view.mm_per_px,
+    )?;
+    imgproc::resize(&small_bg, &mut bg, full, 0.0, 0.0, imgproc::INTER_LINEAR)?;
+    let (w, h) = (view.width, view.height);
+    let mut mask =
+        Mat::new_rows_cols_with_default(h, w, opencv::core::CV_8U, opencv::core::Scalar::all(0.0))?;
+    for r in 0..h {
+        let (fr, br) = (f.at_row::<f32>(r)?.to_vec(), bg.at_row::<f32>(r)?.to_vec());
+        let mr = mask.at_row_mut::<u8>(r)?;
+        for c in 0..w as usize {
+            if fr[c] > 70.0 && fr[c] - br[c] > 30.0 {
+                mr[c] = 255;
+            }
+        }
+    }
+    let mut opened = Mat::default();
+    let kernel = imgproc::get_structuring_element_def(
+        imgproc::MORPH_ELLIPSE,
+        opencv::core::Size::new(5, 5),
+    )?;
+    imgproc::morphology_ex_def(&mask, &mut opened, imgproc::MORPH_OPEN, &kernel)?;
+    let (mut labels, mut stats, mut cents) = (Mat::default(), Mat::default(), Mat::default());
+    let n =
+        imgproc::connected_components_with_stats_def(&opened, &mut labels, &mut stats, &mut cents)?;
+    let px_area = view.mm_per_px * view.mm_per_px;
+    let mut out = Vec::new();
+    for i in 1..n {
+        let area = f64::from(*stats.at_2d::<i32>(i, imgproc::CC_STAT_AREA)?) * px_area;
+        if !(250.0..=9000.0).contains(&area) {
+            continue;
+        }
+        let (cx, cy) = (*cents.at_2d::<f64>(i, 0)?, *cents.at_2d::<f64>(i, 1)?);
+        out.push((view.to_table(cx - 0.5 + 0.5, cy - 0.5 + 0.5), area));
+    }
+    Ok(out)
+}
+
+/// Where on the plane z = `base_z` lies the point under something seen at table point `p`
+/// of that plane's orthophoto, if it really stands `height` mm above the base: the camera
+/// sees it displaced away from the point below the camera.
+pub fn under_blob(camera: &Camera, p: [f64; 2], base_z: f64, height: f64) -> [f64; 2] {
+    let c = camera.centre();
+    let (dz, up) = (c.z - base_z, height - base_z);
+    if dz <= up + 1.0 {
+        return p;
+    }
+    // p = q + up * (q - C) / (dz - up)  =>  q = C + (p - C) * (dz - up) / dz
+    let k = (dz - up) / dz;
+    [c.x + (p[0] - c.x) * k, c.y + (p[1] - c.y) * k]
+}

@@ -1,0 +1,213 @@
+//! Obstacle detection on rendered frames: every standard obstacle found, matched to its
+//! model, its outline within a millimetre of the truth, with and without the empty-table
+//! frame, and nothing reported on a black frame or on noise.
+#![cfg(feature = "vision")]
+
+use hashmark::models::Models;
+use hashmark::scene::ObstacleSpec;
+use hashmark::vision::detect::obstacles::find_obstacles;
+use hashmark::vision::sim::{SimOptions, Truth, simulate};
+use hashmark::vision::{Resolution, cv};
+use opencv::core::{CV_8UC3, Mat, Scalar};
+
+fn seg_dist(p: [f64; 2], a: [f64; 2], b: [f64; 2]) -> f64 {
+    let (dx, dy) = (b[0] - a[0], b[1] - a[1]);
+    let l2 = dx * dx + dy * dy;
+    let t = if l2 > 0.0 {
+        (((p[0] - a[0]) * dx + (p[1] - a[1]) * dy) / l2).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    (p[0] - a[0] - t * dx).hypot(p[1] - a[1] - t * dy)
+}
+
+/// Largest distance from a point of ring `a` (sampled every 0.2 mm) to ring `b`.
+fn directed(a: &[[f64; 2]], b: &[[f64; 2]]) -> f64 {
+    let mut worst: f64 = 0.0;
+    for i in 0..a.len() {
+        let (p, q) = (a[i], a[(i + 1) % a.len()]);
+        let n = ((q[0] - p[0]).hypot(q[1] - p[1]) / 0.2).ceil().max(1.0) as usize;
+        for k in 0..n {
+            let t = k as f64 / n as f64;
+            let s = [p[0] + t * (q[0] - p[0]), p[1] + t * (q[1] - p[1])];
+            let d = (0..b.len())
+                .map(|j| seg_dist(s, b[j], b[(j + 1) % b.len()]))
+                .fold(f64::MAX, f64::min);
+            worst = worst.max(d);
+        }
+    }
+    worst
+}
+
+fn hausdorff(a: &[[f64; 2]], b: &[[f64; 2]]) -> f64 {
+    directed(a, b).max(directed(b, a))
+}
+
+/// Per truth obstacle: the Hausdorff distance (mm) to its nearest detection and whether
+/// the model is right; then the number of detections matched to nothing.
+fn score(truth: &[ObstacleSpec], got: &[ObstacleSpec]) -> (Vec<(String, f64, bool)>, usize) {
+    let models = Models::builtin();
+    let mut used = vec![false; got.len()];
+    let mut rows = Vec::new();
+    for o in truth {
+        let want = o.outline(models).unwrap();
+        let best = got
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !used[*i])
+            .map(|(i, g)| (i, hausdorff(&want, &g.outline(models).unwrap())))
+            .min_by(|a, b| a.1.total_cmp(&b.1));
+        let name = o.model.clone().unwrap_or_default();
+        match best {
+            // Further than 20 mm is another object, not this one found badly.
+            Some((i, h)) if h < 20.0 => {
+                used[i] = true;
+                rows.push((name, h, got[i].model == o.model));
+            }
+            _ => rows.push((name, f64::INFINITY, false)),
+        }
+    }
+    (rows, used.iter().filter(|u| !**u).count())
+}
+
+fn render(
+    seed: u64,
+    resolution: Resolution,
+    supersample: u32,
+) -> (tempfile::TempDir, Truth, Mat, Mat) {
+    let dir = tempfile::tempdir().unwrap();
+    let truth = simulate(
+        &SimOptions {
+            seed,
+            resolution,
+            frames: None,
+            charuco_views: 0,
+            supersample,
+        },
+        dir.path(),
+    )
+    .unwrap();
+    let frame =
+        cv::decode(&std::fs::read(dir.path().join(&truth.frames[0].file)).unwrap()).unwrap();
+    let bg = cv::decode(&std::fs::read(dir.path().join(&truth.background)).unwrap()).unwrap();
+    (dir, truth, frame, bg)
+}
+
+/// Runs detection with and without the background; returns the worst Hausdorff distance
+/// and asserts every obstacle found with its model and nothing else reported.
+fn check_scene(seed: u64, resolution: Resolution, supersample: u32, limit_mm: f64) -> f64 {
+    let models = Models::builtin();
+    let (_dir, truth, frame, bg) = render(seed, resolution, supersample);
+    let scene = &truth.scene;
+    assert!(!scene.obstacles.is_empty());
+    let mut worst: f64 = 0.0;
+    for background in [Some(&bg), None] {
+        let got = find_obstacles(
+            &frame,
+            background,
+            &truth.camera,
+            &scene.play_area,
+            models,
+            &scene.ships,
+        )
+        .unwrap();
+        let (rows, falses) = score(&scene.obstacles, &got);
+        eprintln!(
+            "seed {seed} background {}: {rows:?}, {falses} false",
+            background.is_some()
+        );
+        for (name, h, right) in &rows {
+            assert!(h.is_finite(), "seed {seed}: {name} missed");
+            assert!(*right, "seed {seed}: {name} found as another model");
+            assert!(*h <= limit_mm, "seed {seed}: {name} outline {h:.2} mm off");
+            worst = worst.max(*h);
+        }
+        assert_eq!(falses, 0, "seed {seed}: false obstacles {got:?}");
+        for o in &got {
+            let q = &o.quality;
+            assert!(q.sigma_mm.is_some_and(|s| s > 0.0 && s < 2.0), "{q:?}");
+            assert!(
+                q.confidence.is_some_and(|c| (0.5..=1.0).contains(&c)),
+                "{q:?}"
+            );
+        }
+        let ids: Vec<&str> = got.iter().map(|o| o.id.as_str()).collect();
+        let want: Vec<String> = (1..=got.len()).map(|k| format!("o{k}")).collect();
+        assert_eq!(ids, want);
+    }
+    worst
+}
+
+// Seed 2 at 1080p: five obstacles (two debris fields, a gas cloud, two rocks) and five
+// ships, on a mat with a nebula. Measured: outlines within 0.26 mm of the truth with and
+// without the background; the limit leaves room for renderer changes, and is still
+// tighter than the 1.5 mm.
+#[test]
+fn finds_every_obstacle_at_1080p_with_and_without_background() {
+    let worst = check_scene(2, Resolution::Hd1080, 1, 0.8);
+    eprintln!("worst outline error {worst:.2} mm");
+}
+
+// Heavier: more seeds, 1080p, rendered as `hashmark simulate` does (3 x 3 samples per
+// pixel, a sensor's area; single-sample frames are aliased and seed 3 then fails). Run with
+// `cargo test --release --test detect_obstacles -- --ignored`.
+// Measured (1080p, true camera): worst 0.28 mm over these seeds.
+#[test]
+#[ignore]
+fn finds_every_obstacle_on_more_scenes() {
+    let mut worst: f64 = 0.0;
+    for seed in [1, 3, 4, 5, 21] {
+        worst = worst.max(check_scene(seed, Resolution::Hd1080, 3, 1.0));
+    }
+    eprintln!("worst outline error {worst:.2} mm");
+}
+
+#[test]
+fn ships_are_not_obstacles() {
+    // A scene's ships given as found, and the obstacles removed from the truth: the bases
+    // and miniatures are all that differs from the background, and none may be reported.
+    // (The renderer puts obstacles in every scene, so this checks the false-positive side
+    // on real ships by requiring that no detection is further than 20 mm from a true
+    // obstacle: `score` counts those as false.)
+    let models = Models::builtin();
+    let (_dir, truth, frame, bg) = render(6, Resolution::Hd1080, 1);
+    let scene = &truth.scene;
+    assert!(scene.ships.len() >= 5);
+    let got = find_obstacles(
+        &frame,
+        Some(&bg),
+        &truth.camera,
+        &scene.play_area,
+        models,
+        &scene.ships,
+    )
+    .unwrap();
+    let (_, falses) = score(&scene.obstacles, &got);
+    assert_eq!(falses, 0, "{got:?}");
+}
+
+#[test]
+fn bad_frames_give_no_obstacles_and_no_panic() {
+    let models = Models::builtin();
+    let camera = hashmark::vision::sim::camera_for(5, Resolution::Hd1080, [914.4, 914.4]);
+    let area = models.play_areas.standard();
+    let (w, h) = (camera.image_size[0] as i32, camera.image_size[1] as i32);
+    let black = Mat::new_rows_cols_with_default(h, w, CV_8UC3, Scalar::all(0.0)).unwrap();
+    let mut noise = Mat::new_rows_cols_with_default(h, w, CV_8UC3, Scalar::all(0.0)).unwrap();
+    opencv::core::randu(&mut noise, &Scalar::all(0.0), &Scalar::all(255.0)).unwrap();
+    let white = Mat::new_rows_cols_with_default(h, w, CV_8UC3, Scalar::all(255.0)).unwrap();
+    for (name, f) in [("black", &black), ("noise", &noise), ("white", &white)] {
+        for bg in [None, Some(&black), Some(&noise)] {
+            let got = find_obstacles(f, bg, &camera, &area, models, &[]).unwrap();
+            assert!(got.is_empty(), "{name}: {got:?}");
+        }
+    }
+    // Wrong sizes and kinds are refused with a message, not a panic.
+    let small = Mat::new_rows_cols_with_default(10, 10, CV_8UC3, Scalar::all(0.0)).unwrap();
+    assert!(find_obstacles(&small, None, &camera, &area, models, &[]).is_err());
+    assert!(find_obstacles(&black, Some(&small), &camera, &area, models, &[]).is_err());
+    let grey =
+        Mat::new_rows_cols_with_default(h, w, opencv::core::CV_8UC1, Scalar::all(0.0)).unwrap();
+    assert!(find_obstacles(&grey, None, &camera, &area, models, &[]).is_err());
+    assert!(find_obstacles(&Mat::default(), None, &camera, &area, models, &[]).is_err());
+}
