@@ -206,7 +206,7 @@ fn gather(
     let mut pts = Vec::new();
     let mut searched = 0;
     let mut counts = [0usize; 4];
-    let mut totals: [usize; 4];
+    let mut totals = [0usize; 4];
     for side in 0..4 {
         let a = angle + side as f64 * std::f64::consts::FRAC_PI_2;
         let n = [a.cos(), a.sin()];
