@@ -2,7 +2,11 @@
 //! one line on stderr and exit code 2.
 
 #[cfg(feature = "vision")]
+mod bench;
+#[cfg(feature = "vision")]
 mod calibrate;
+#[cfg(feature = "vision")]
+mod detect;
 #[cfg(feature = "judge")]
 mod judge;
 #[cfg(feature = "vision")]
@@ -42,6 +46,14 @@ enum Command {
     #[cfg(feature = "vision")]
     #[command(subcommand)]
     Calibrate(calibrate::CalibrateCommand),
+    /// Find the ships and obstacles in a calibrated camera image, video or live camera:
+    /// scenes in table mm (feature `vision`).
+    #[cfg(feature = "vision")]
+    Detect(detect::DetectArgs),
+    /// Accuracy and speed measurements (feature `vision`).
+    #[cfg(feature = "vision")]
+    #[command(subcommand)]
+    Bench(bench::BenchCommand),
     /// Printable mat marker cards and the ChArUco board (SVG, PDF, PNG) at true scale.
     #[cfg(feature = "vision")]
     Markers(markers::MarkersArgs),
@@ -71,6 +83,10 @@ pub fn run() -> ExitCode {
         Command::Judge(args) => judge::run(&args),
         #[cfg(feature = "vision")]
         Command::Calibrate(cmd) => calibrate::run(&cmd),
+        #[cfg(feature = "vision")]
+        Command::Detect(args) => detect::run(&args),
+        #[cfg(feature = "vision")]
+        Command::Bench(cmd) => bench::run(&cmd),
         #[cfg(feature = "vision")]
         Command::Markers(args) => markers::run(&args),
         #[cfg(feature = "vision")]

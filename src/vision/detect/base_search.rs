@@ -243,6 +243,15 @@ impl Gradients {
 /// bases' centres and are the most visible thing about a ship. Centres in table mm of the
 /// orthophoto's plane; a raised object appears displaced there (see [`under_blob`]).
 pub fn bright_blobs(ortho: &Mat, view: &OrthoView) -> Result<Vec<([f64; 2], f64)>, VisionError> {
+    Ok(blobs_by_size(ortho, view)?.0)
+}
+
+/// Bright blobs of a miniature's size (centre, area), and the table-mm boxes of larger ones.
+#[allow(clippy::type_complexity)]
+fn blobs_by_size(
+    ortho: &Mat,
+    view: &OrthoView,
+) -> Result<(Vec<([f64; 2], f64)>, Vec<[f64; 4]>), VisionError> {
     let grey = to_grey(ortho)?;
     let mut f = Mat::default();
     grey.convert_to_def(&mut f, CV_32F)?;
@@ -287,15 +296,30 @@ pub fn bright_blobs(ortho: &Mat, view: &OrthoView) -> Result<Vec<([f64; 2], f64)
         imgproc::connected_components_with_stats_def(&opened, &mut labels, &mut stats, &mut cents)?;
     let px_area = view.mm_per_px * view.mm_per_px;
     let mut out = Vec::new();
+    let mut large = Vec::new();
     for i in 1..n {
         let area = f64::from(*stats.at_2d::<i32>(i, imgproc::CC_STAT_AREA)?) * px_area;
+        if area > 12000.0 {
+            let (l, t) = (
+                *stats.at_2d::<i32>(i, imgproc::CC_STAT_LEFT)?,
+                *stats.at_2d::<i32>(i, imgproc::CC_STAT_TOP)?,
+            );
+            let (w, h) = (
+                *stats.at_2d::<i32>(i, imgproc::CC_STAT_WIDTH)?,
+                *stats.at_2d::<i32>(i, imgproc::CC_STAT_HEIGHT)?,
+            );
+            let a = view.to_table(f64::from(l), f64::from(t + h));
+            let b = view.to_table(f64::from(l + w), f64::from(t));
+            large.push([a[0], a[1], b[0], b[1]]);
+            continue;
+        }
         if !(250.0..=9000.0).contains(&area) {
             continue;
         }
         let (cx, cy) = (*cents.at_2d::<f64>(i, 0)?, *cents.at_2d::<f64>(i, 1)?);
-        out.push((view.to_table(cx - 0.5 + 0.5, cy - 0.5 + 0.5), area));
+        out.push((view.to_table(cx, cy), area));
     }
-    Ok(out)
+    Ok((out, large))
 }
 
 /// Where on the plane z = `base_z` lies the point under something seen at table point `p`
@@ -310,4 +334,25 @@ pub fn under_blob(camera: &Camera, p: [f64; 2], base_z: f64, height: f64) -> [f6
     // p = q + up * (q - C) / (dz - up)  =>  q = C + (p - C) * (dz - up) / dz
     let k = (dz - up) / dz;
     [c.x + (p[0] - c.x) * k, c.y + (p[1] - c.y) * k]
+}
+
+/// Large bright regions (a hand or an arm over the table) as table-mm boxes grown by
+/// 30 mm: what they cover is held by the tracker, not trusted.
+pub fn occluders(
+    ortho: &Mat,
+    view: &OrthoView,
+) -> Result<Vec<Vec<crate::geometry::Point>>, VisionError> {
+    let (_, large) = blobs_by_size(ortho, view)?;
+    Ok(large
+        .into_iter()
+        .map(|[x0, y0, x1, y1]| {
+            let m = 30.0;
+            vec![
+                crate::geometry::Point::new(x0 - m, y0 - m),
+                crate::geometry::Point::new(x1 + m, y0 - m),
+                crate::geometry::Point::new(x1 + m, y1 + m),
+                crate::geometry::Point::new(x0 - m, y1 + m),
+            ]
+        })
+        .collect())
 }

@@ -210,3 +210,49 @@ fn point_in_polygon(p: [f64; 2], ring: &[[f64; 2]]) -> bool {
     }
     inside
 }
+
+/// Re-fits known ships from their last poses (no search): the cheap per-frame update of a
+/// stream. A ship whose outline no longer fits there (it moved, or a hand covers it) gives
+/// nothing, and the tracker decides what that means. The facing is kept: of the four
+/// directions the new outline allows, the one nearest the old heading.
+pub fn refit_bases(
+    grey: &Grey,
+    camera: &Camera,
+    models: &Models,
+    ships: &[ShipSpec],
+) -> Vec<FoundBase> {
+    let z = models.bases.base_top_height_mm;
+    let shape = BaseShape {
+        height_mm: z,
+        guide_offset_mm: models.bases.guides.offset_x_mm,
+        guide_half_width_mm: models.bases.guides.width_mm / 2.0,
+        rim_prior_mm: RIM_PRIOR_MM,
+    };
+    let mut out = Vec::new();
+    for s in ships {
+        let half = models.bases.get(s.size).width_mm / 2.0;
+        let guess = BaseGuess {
+            centre: [s.x, s.y],
+            angle: s.heading_deg.to_radians(),
+            half,
+        };
+        let Some(fit) = fit_base(grey, camera, &shape, guess, MIN_CONTRAST) else {
+            continue;
+        };
+        let quality = fit_quality(&fit);
+        let moved = (fit.centre[0] - s.x).hypot(fit.centre[1] - s.y);
+        if quality < MIN_QUALITY || moved > 3.0 || !(0.5..=3.5).contains(&fit.rim) {
+            continue;
+        }
+        let a = fit.angle.to_degrees();
+        let k = ((s.heading_deg - a) / 90.0).round();
+        out.push(FoundBase {
+            size: s.size,
+            heading_deg: (a + 90.0 * k).rem_euclid(360.0),
+            facing_confidence: s.quality.confidence.unwrap_or(0.5),
+            quality,
+            fit,
+        });
+    }
+    out
+}

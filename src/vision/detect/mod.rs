@@ -8,6 +8,8 @@ pub mod bases;
 pub mod facing;
 pub mod obstacles;
 pub mod ortho;
+pub mod score;
+pub mod stream;
 
 use crate::calibration::files::CalibrationFile;
 use crate::calibration::{CameraFile, TableFile};
@@ -77,12 +79,20 @@ impl Calibrated {
     }
 }
 
+/// One frame's findings: the scene, the bases with their fits, and the table-mm outlines
+/// of anything large hiding the table (a hand), for the tracker.
+pub struct Detection {
+    pub scene: Scene,
+    pub bases: Vec<bases::FoundBase>,
+    pub occluders: Vec<Vec<crate::geometry::Point>>,
+}
+
 /// Detection set up for one calibration: the rectified views' remapping tables are built
 /// once here (the camera model per pixel is the expensive part), and an empty-table
 /// background, when given, is rectified once.
 pub struct Detector<'a> {
     pub cal: Calibrated,
-    models: &'a Models,
+    pub models: &'a Models,
     view: OrthoView,
     maps: OrthoMaps,
     background: Option<(Mat, Mat)>,
@@ -119,9 +129,13 @@ impl<'a> Detector<'a> {
         Ok(())
     }
 
-    /// One frame to a scene: ships, then obstacles (which must not take a base or a
-    /// miniature for an obstacle).
+    /// One frame to a scene: obstacles, then ships (see [`Detector::detect_full`]).
     pub fn detect(&self, frame: &Mat) -> Result<Scene, VisionError> {
+        Ok(self.detect_full(frame)?.scene)
+    }
+
+    /// One frame to a scene, with the bases as fitted and what hides the table (a hand).
+    pub fn detect_full(&self, frame: &Mat) -> Result<Detection, VisionError> {
         self.cal.check_frame(frame)?;
         let mut scene = Scene::new(self.cal.play_area);
         // Obstacles first: they are matched against the 30 known outlines, which no
@@ -159,6 +173,7 @@ impl<'a> Detector<'a> {
             self.models,
             &outlines,
         )?;
+        let occluders = base_search::occluders(&ortho, &grads.view)?;
         scene.ships = bases::to_ships(&bases, self.cal.sigma_mm);
         // With the ships known, their miniatures are masked out of the obstacle search.
         if !scene.ships.is_empty() && scene.obstacles.iter().any(|o| o.model.is_none()) {
@@ -171,7 +186,11 @@ impl<'a> Detector<'a> {
                 &scene.ships,
             )?;
         }
-        Ok(scene)
+        Ok(Detection {
+            scene,
+            bases,
+            occluders,
+        })
     }
 }
 

@@ -1,0 +1,220 @@
+//! `hashmark bench detect`: accuracy against the truth and speed, over rendered scenes that
+//! went through `hashmark calibrate` (see scripts/detect-report.sh), as a table.
+
+use super::calibrate::read_image;
+use crate::Models;
+use crate::rules::{RollOptions, Side, Table, barrel_roll};
+use crate::vision::detect::bases::refit_bases;
+use crate::vision::detect::score::{SceneScore, score};
+use crate::vision::detect::{Calibrated, Detector};
+use crate::vision::edges::Grey;
+use crate::vision::sim::Truth;
+use anyhow::Context;
+use std::path::PathBuf;
+use std::time::Instant;
+
+#[derive(clap::Subcommand, Debug)]
+pub enum BenchCommand {
+    /// Detection accuracy and speed on rendered scenes: each DIR holds sim/ (frame.jpg,
+    /// background.jpg, truth.json from `hashmark simulate`) and cal/ (camera.json and
+    /// table.json from `hashmark calibrate`, made from the images only).
+    Detect(BenchDetectArgs),
+}
+
+#[derive(clap::Args, Debug)]
+pub struct BenchDetectArgs {
+    dirs: Vec<PathBuf>,
+    /// Use each scene's background.jpg (the empty table).
+    #[arg(long)]
+    background: bool,
+    /// Timed repetitions per scene (the median is reported).
+    #[arg(long, default_value_t = 3)]
+    runs: usize,
+}
+
+pub fn run(cmd: &BenchCommand) -> anyhow::Result<()> {
+    match cmd {
+        BenchCommand::Detect(a) => run_detect(a),
+    }
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
+}
+
+fn run_detect(a: &BenchDetectArgs) -> anyhow::Result<()> {
+    let models = Models::builtin();
+    let mut all = SceneScore::default();
+    let (mut full_ms, mut refit_ms, mut roll_ms) = (Vec::new(), Vec::new(), Vec::new());
+    println!(
+        "{:<14} {:>9} {:>5} {:>5} {:>6} {:>7} {:>7} {:>7} {:>6} {:>6} {:>7} {:>8} {:>8} {:>7}",
+        "scene",
+        "size",
+        "ships",
+        "found",
+        "false",
+        "c.rms",
+        "c.max",
+        "h.rms",
+        "size%",
+        "face%",
+        "obst",
+        "haus.max",
+        "full ms",
+        "refit"
+    );
+    for dir in &a.dirs {
+        let truth: Truth = serde_json::from_str(
+            &std::fs::read_to_string(dir.join("sim/truth.json"))
+                .with_context(|| format!("{}: no sim/truth.json", dir.display()))?,
+        )
+        .with_context(|| format!("{}: sim/truth.json", dir.display()))?;
+        let frame = read_image(&dir.join("sim/frame.jpg"))?;
+        let cal = Calibrated::load(&dir.join("cal"), models)?;
+        let mut det = Detector::new(cal, models)?;
+        if a.background {
+            det.set_background(&read_image(&dir.join("sim/background.jpg"))?)?;
+        }
+        let mut times = Vec::new();
+        let mut found = None;
+        for _ in 0..a.runs.max(1) {
+            let t = Instant::now();
+            let d = det.detect_full(&frame)?;
+            times.push(t.elapsed().as_secs_f64() * 1000.0);
+            found = Some(d);
+        }
+        let found = found.context("no run")?;
+        let full = median(times);
+        // The stream's cheap frame: re-fit the ships found.
+        let mut times = Vec::new();
+        for _ in 0..a.runs.max(1) {
+            let t = Instant::now();
+            let grey = Grey::from_mat(&frame)?;
+            let _ = refit_bases(&grey, &det.cal.camera, models, &found.scene.ships);
+            times.push(t.elapsed().as_secs_f64() * 1000.0);
+        }
+        let refit = median(times);
+        // Roll every ship both ways on the detected scene.
+        let t = Instant::now();
+        if let Ok(table) = Table::from_scene(&found.scene, models) {
+            for s in &found.scene.ships {
+                let _ = barrel_roll(
+                    &table,
+                    models,
+                    &s.id,
+                    &[Side::Left, Side::Right],
+                    &RollOptions::default(),
+                );
+            }
+        }
+        roll_ms.push(t.elapsed().as_secs_f64() * 1000.0);
+        full_ms.push(full);
+        refit_ms.push(refit);
+        let s = score(&truth.scene, &found.scene, models);
+        print_row(
+            &dir.file_name()
+                .map_or(String::new(), |n| n.to_string_lossy().to_string()),
+            &format!(
+                "{}x{}",
+                truth.camera.image_size[0], truth.camera.image_size[1]
+            ),
+            truth.scene.ships.len(),
+            &s,
+            full,
+            refit,
+        );
+        all.ships.extend(s.ships);
+        all.missed_ships.extend(s.missed_ships);
+        all.false_ships += s.false_ships;
+        all.obstacles.extend(s.obstacles);
+        all.missed_obstacles.extend(s.missed_obstacles);
+        all.false_obstacles += s.false_obstacles;
+    }
+    let n = all.ships.len() + all.missed_ships.len();
+    print_row(
+        "all",
+        "",
+        n,
+        &all,
+        median(full_ms.clone()),
+        median(refit_ms.clone()),
+    );
+    let within = |f: &dyn Fn(&crate::vision::detect::score::ShipMatch) -> bool| {
+        all.ships.iter().filter(|m| f(m)).count() as f64 / all.ships.len().max(1) as f64 * 100.0
+    };
+    println!(
+        "within 1 sigma: centre {:.0} %, heading {:.0} % (about 68 % means the sigmas are honest)",
+        within(&|m| m.sigma_mm.is_some_and(|s| m.centre_error_mm <= s)),
+        within(&|m| m.sigma_deg.is_some_and(|s| m.heading_error_deg.abs() <= s)),
+    );
+    let (full, refit, roll) = (median(full_ms), median(refit_ms), median(roll_ms));
+    println!(
+        "speed (median): full detection {full:.0} ms ({:.1} fps); re-fit of known ships {refit:.1} ms; roll of every ship both ways {roll:.2} ms",
+        1000.0 / full
+    );
+    for every in [1u64, 5, 10] {
+        let per = (full + (every - 1) as f64 * refit) / every as f64 + roll;
+        println!(
+            "stream, full search every {every:>2} frames: {per:.1} ms per frame with rolls = {:.1} fps",
+            1000.0 / per
+        );
+    }
+    Ok(())
+}
+
+fn rms(v: impl Iterator<Item = f64>) -> (f64, f64) {
+    let v: Vec<f64> = v.collect();
+    if v.is_empty() {
+        return (f64::NAN, f64::NAN);
+    }
+    let r = (v.iter().map(|x| x * x).sum::<f64>() / v.len() as f64).sqrt();
+    (r, v.iter().fold(0.0f64, |a, b| a.max(b.abs())))
+}
+
+fn print_row(name: &str, size: &str, ships: usize, s: &SceneScore, full: f64, refit: f64) {
+    let (crms, cmax) = rms(s.ships.iter().map(|m| m.centre_error_mm));
+    let (hrms, _) = rms(s.ships.iter().map(|m| m.heading_error_deg));
+    let found = s.ships.len();
+    let pct = |k: usize| {
+        if found == 0 {
+            f64::NAN
+        } else {
+            k as f64 / found as f64 * 100.0
+        }
+    };
+    let size_ok = s.ships.iter().filter(|m| m.size == m.found_size).count();
+    let face_ok = s.ships.iter().filter(|m| m.facing_right).count();
+    let haus = s
+        .obstacles
+        .iter()
+        .map(|o| o.hausdorff_mm)
+        .fold(0.0f64, f64::max);
+    let wrong_model = s.obstacles.iter().filter(|o| !o.model_right).count();
+    println!(
+        "{:<14} {:>9} {:>5} {:>5} {:>6} {:>7.2} {:>7.2} {:>7.2} {:>6.0} {:>6.0} {:>7} {:>8.2} {:>8.0} {:>7.1}",
+        name,
+        size,
+        ships,
+        found,
+        s.false_ships,
+        crms,
+        cmax,
+        hrms,
+        pct(size_ok),
+        pct(face_ok),
+        format!(
+            "{}/{}{}",
+            s.obstacles.len(),
+            s.obstacles.len() + s.missed_obstacles.len(),
+            if s.false_obstacles + wrong_model > 0 {
+                format!("+{}", s.false_obstacles + wrong_model)
+            } else {
+                String::new()
+            }
+        ),
+        haus,
+        full,
+        refit
+    );
+}

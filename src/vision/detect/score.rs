@@ -1,0 +1,155 @@
+//! Detection against the truth (rendered scenes): which ships and obstacles were found,
+//! how far off, and what was missed or invented. Used by `hashmark bench detect` and the
+//! tests, so both report the same numbers.
+
+use crate::models::{BaseSize, Models};
+use crate::scene::Scene;
+use serde::Serialize;
+
+/// A true ship and what detection made of it.
+#[derive(Clone, Debug, Serialize)]
+pub struct ShipMatch {
+    pub id: String,
+    pub size: BaseSize,
+    pub found_size: BaseSize,
+    pub centre_error_mm: f64,
+    /// Heading error modulo 90 deg (the outline's own error), and whether the facing (which
+    /// of the four) was right.
+    pub heading_error_deg: f64,
+    pub facing_right: bool,
+    pub sigma_mm: Option<f64>,
+    pub sigma_deg: Option<f64>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct ObstacleMatch {
+    pub id: String,
+    pub model: Option<String>,
+    pub model_right: bool,
+    pub hausdorff_mm: f64,
+}
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct SceneScore {
+    pub ships: Vec<ShipMatch>,
+    pub missed_ships: Vec<String>,
+    pub false_ships: usize,
+    pub obstacles: Vec<ObstacleMatch>,
+    pub missed_obstacles: Vec<String>,
+    pub false_obstacles: usize,
+}
+
+/// A detected ship counts as a true one within this distance of its centre (mm).
+const SHIP_GATE_MM: f64 = 15.0;
+/// A detected obstacle counts as a true one within this outline distance (mm).
+const OBSTACLE_GATE_MM: f64 = 20.0;
+
+pub fn score(truth: &Scene, found: &Scene, models: &Models) -> SceneScore {
+    let mut out = SceneScore::default();
+    let mut used = vec![false; found.ships.len()];
+    for t in &truth.ships {
+        let best = found
+            .ships
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !used[*i])
+            .map(|(i, f)| (i, f, (f.x - t.x).hypot(f.y - t.y)))
+            .min_by(|a, b| a.2.total_cmp(&b.2));
+        match best {
+            Some((i, f, d)) if d <= SHIP_GATE_MM => {
+                used[i] = true;
+                let dh = signed_deg(f.heading_deg - t.heading_deg);
+                let mod90 = signed_deg90(dh);
+                out.ships.push(ShipMatch {
+                    id: t.id.clone(),
+                    size: t.size,
+                    found_size: f.size,
+                    centre_error_mm: d,
+                    heading_error_deg: mod90,
+                    facing_right: dh.abs() < 45.0,
+                    sigma_mm: f.quality.sigma_mm,
+                    sigma_deg: f.quality.sigma_deg,
+                });
+            }
+            _ => out.missed_ships.push(t.id.clone()),
+        }
+    }
+    out.false_ships = used.iter().filter(|u| !**u).count();
+    let mut used = vec![false; found.obstacles.len()];
+    let found_rings: Vec<Option<Vec<[f64; 2]>>> = found
+        .obstacles
+        .iter()
+        .map(|o| o.outline(models).ok())
+        .collect();
+    for t in &truth.obstacles {
+        let Ok(ring) = t.outline(models) else {
+            continue;
+        };
+        let best = found_rings
+            .iter()
+            .enumerate()
+            .filter(|(i, r)| !used[*i] && r.is_some())
+            .filter_map(|(i, r)| r.as_ref().map(|r| (i, hausdorff(&ring, r))))
+            .min_by(|a, b| a.1.total_cmp(&b.1));
+        match best {
+            Some((i, h)) if h <= OBSTACLE_GATE_MM => {
+                used[i] = true;
+                let f = &found.obstacles[i];
+                out.obstacles.push(ObstacleMatch {
+                    id: t.id.clone(),
+                    model: f.model.clone(),
+                    model_right: f.model == t.model,
+                    hausdorff_mm: h,
+                });
+            }
+            _ => out.missed_obstacles.push(t.id.clone()),
+        }
+    }
+    out.false_obstacles = used.iter().filter(|u| !**u).count();
+    out
+}
+
+fn signed_deg(d: f64) -> f64 {
+    let d = d.rem_euclid(360.0);
+    if d > 180.0 { d - 360.0 } else { d }
+}
+
+fn signed_deg90(d: f64) -> f64 {
+    let d = d.rem_euclid(90.0);
+    if d > 45.0 { d - 90.0 } else { d }
+}
+
+fn segment_distance(p: [f64; 2], a: [f64; 2], b: [f64; 2]) -> f64 {
+    let (dx, dy) = (b[0] - a[0], b[1] - a[1]);
+    let len2 = (dx * dx + dy * dy).max(1e-12);
+    let t = (((p[0] - a[0]) * dx + (p[1] - a[1]) * dy) / len2).clamp(0.0, 1.0);
+    (p[0] - a[0] - t * dx).hypot(p[1] - a[1] - t * dy)
+}
+
+fn ring_distance(p: [f64; 2], ring: &[[f64; 2]]) -> f64 {
+    (0..ring.len())
+        .map(|i| segment_distance(p, ring[i], ring[(i + 1) % ring.len()]))
+        .fold(f64::INFINITY, f64::min)
+}
+
+/// Hausdorff distance between two outlines (vertices to the other's edges, both ways; the
+/// outlines are dense enough that vertices stand for the whole boundary).
+pub fn hausdorff(a: &[[f64; 2]], b: &[[f64; 2]]) -> f64 {
+    let ab = a.iter().map(|p| ring_distance(*p, b)).fold(0.0, f64::max);
+    let ba = b.iter().map(|p| ring_distance(*p, a)).fold(0.0, f64::max);
+    ab.max(ba)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hausdorff_of_shifted_square() {
+        let a = [[0.0, 0.0], [10.0, 0.0], [10.0, 10.0], [0.0, 10.0]];
+        let b = a.map(|p| [p[0] + 0.5, p[1]]);
+        assert!((hausdorff(&a, &b) - 0.5).abs() < 1e-9);
+        assert_eq!(signed_deg90(89.0), -1.0);
+        assert_eq!(signed_deg(350.0), -10.0);
+    }
+}

@@ -1,0 +1,121 @@
+//! Detection over a stream of frames (a video file, a live camera): full detection now and
+//! then, a cheap re-fit of the known ships in between, and the tracker on top for stable
+//! ids, no flicker and nothing lost under a hand.
+//!
+//! A full detection costs a few frames' time at 1080p (searching the whole table); the
+//! re-fit costs about 1-2 ms per ship. A ship that moved no longer fits where it was and
+//! is found again by the next full detection, `full_every` frames later at most.
+
+use super::Detector;
+use super::bases::{FoundBase, refit_bases, to_ships};
+use crate::geometry::{Point, Pose};
+use crate::scene::{ObstacleSpec, Scene};
+use crate::track::{ShipObservation, Tracker, TrackerOptions};
+use crate::vision::VisionError;
+use crate::vision::edges::Grey;
+use opencv::core::Mat;
+
+pub struct Stream<'a> {
+    detector: Detector<'a>,
+    tracker: Tracker,
+    obstacles: Vec<ObstacleSpec>,
+    frame: u64,
+    /// A full detection every this many frames (1: every frame).
+    pub full_every: u64,
+}
+
+/// What one frame gave.
+pub struct StreamFrame {
+    pub scene: Scene,
+    /// Whether this frame ran the full search (else a re-fit of the known ships).
+    pub full: bool,
+}
+
+impl<'a> Stream<'a> {
+    pub fn new(detector: Detector<'a>, full_every: u64) -> Stream<'a> {
+        Stream {
+            detector,
+            tracker: Tracker::new(TrackerOptions::default()),
+            obstacles: Vec::new(),
+            frame: 0,
+            full_every: full_every.max(1),
+        }
+    }
+
+    pub fn detector(&self) -> &Detector<'a> {
+        &self.detector
+    }
+
+    /// Takes the next frame; returns the tracked scene.
+    pub fn push(&mut self, frame: &Mat) -> Result<StreamFrame, VisionError> {
+        let known = self.tracker.ships();
+        let full = self.frame.is_multiple_of(self.full_every) || known.is_empty();
+        self.frame += 1;
+        let (observed, occluders) = if full {
+            let d = self.detector.detect_full(frame)?;
+            // Obstacles under a hand are held: a missing one that an occluder covers stays.
+            let mut obstacles = d.scene.obstacles.clone();
+            for old in &self.obstacles {
+                let hidden = old
+                    .outline(self.detector.models)
+                    .ok()
+                    .and_then(|o| o.first().copied())
+                    .is_some_and(|p| d.occluders.iter().any(|h| inside(h, p)));
+                let found = obstacles
+                    .iter()
+                    .any(|o| o.model == old.model && o.model.is_some());
+                if hidden && !found {
+                    let mut held = old.clone();
+                    held.quality.occluded = true;
+                    obstacles.push(held);
+                }
+            }
+            self.obstacles = obstacles;
+            (d.bases, d.occluders)
+        } else {
+            self.detector.cal.check_frame(frame)?;
+            let grey = Grey::from_mat(frame)?;
+            let bases = refit_bases(
+                &grey,
+                &self.detector.cal.camera,
+                self.detector.models,
+                &known,
+            );
+            (bases, Vec::new())
+        };
+        let obs: Vec<ShipObservation> = observation(&observed, self.detector.cal.sigma_mm);
+        let ships = self.tracker.update(&obs, &occluders);
+        let mut scene = Scene::new(self.detector.cal.play_area);
+        scene.ships = ships;
+        scene.obstacles = self.obstacles.clone();
+        Ok(StreamFrame { scene, full })
+    }
+}
+
+fn observation(bases: &[FoundBase], calibration_sigma_mm: f64) -> Vec<ShipObservation> {
+    to_ships(bases, calibration_sigma_mm)
+        .into_iter()
+        .map(|s| ShipObservation {
+            size: s.size,
+            pose: Pose::new(s.x, s.y, s.heading_deg),
+            sigma_mm: s.quality.sigma_mm.unwrap_or(1.0),
+            sigma_deg: s.quality.sigma_deg.unwrap_or(1.0),
+            confidence: s.quality.confidence.unwrap_or(0.5),
+        })
+        .collect()
+}
+
+fn inside(poly: &[Point], p: [f64; 2]) -> bool {
+    let mut inside = false;
+    let n = poly.len();
+    for i in 0..n {
+        let (a, b) = (poly[i], poly[(i + 1) % n]);
+        if (a.y > p[1]) != (b.y > p[1]) {
+            let x = a.x + (p[1] - a.y) / (b.y - a.y) * (b.x - a.x);
+            if p[0] < x {
+                inside = !inside;
+            }
+        }
+    }
+    inside
+}
