@@ -167,40 +167,131 @@ impl Gradients {
         s / (4.0 * half)
     }
 
-    /// The best outline near a candidate: every 5 deg of angle and every 2 mm within 4 mm,
-    /// then 1 deg and 0.5 mm around the best.
-    pub fn coarse_pose(&self, centre: [f64; 2], half: f64, rim: f64) -> ([f64; 2], f64, f64) {
-        let mut best = (centre, 0.0, f64::MIN);
+    /// The best outline within `reach` mm of a candidate (see [`Gradients::coarse_poses`]).
+    pub fn coarse_pose(
+        &self,
+        centre: [f64; 2],
+        half: f64,
+        rim: f64,
+        reach: f64,
+    ) -> ([f64; 2], f64, f64) {
+        self.coarse_poses(centre, half, rim, reach, 1)
+            .into_iter()
+            .next()
+            .unwrap_or((centre, 0.0, f64::MIN))
+    }
+
+    /// The `k` best distinct outlines within `reach` mm of a candidate: every 5 deg of
+    /// angle and every 2 mm, then 1 deg and 0.7 mm around each. A miniature's own edges can
+    /// outscore a half-hidden base, so more than one start is worth a fit. The samples of
+    /// each angle's outline are laid out once as pixel offsets, so a position costs one
+    /// look-up per sample.
+    pub fn coarse_poses(
+        &self,
+        centre: [f64; 2],
+        half: f64,
+        rim: f64,
+        reach: f64,
+        k: usize,
+    ) -> Vec<([f64; 2], f64, f64)> {
+        let v = &self.view;
+        let (w, h) = (v.width as i64, v.height as i64);
+        let steps = (reach / 2.0).round() as i64;
+        let margin = ((half * std::f64::consts::SQRT_2 + reach + 4.0) / v.mm_per_px).ceil() as i64;
+        let [pc, pr] = v.to_pixel(centre[0], centre[1]);
+        if !(pc.is_finite() && pr.is_finite()) {
+            return Vec::new();
+        }
+        let (ic, ir) = (pc.round() as i64, pr.round() as i64);
+        if ic - margin < 0 || ir - margin < 0 || ic + margin >= w || ir + margin >= h {
+            return Vec::new();
+        }
+        let step_px = 2.0 / v.mm_per_px;
+        let mut grid = Vec::new();
         for ai in 0..18 {
             let a = (ai as f64 * 5.0).to_radians();
-            for dy in -2..=2 {
-                for dx in -2..=2 {
-                    let c = [
-                        centre[0] + 2.0 * f64::from(dx),
-                        centre[1] + 2.0 * f64::from(dy),
-                    ];
-                    let s = self.outline_score(c, a, half, rim);
-                    if s > best.2 {
-                        best = (c, a, s);
-                    }
+            let samples = self.outline_samples(a, half, rim);
+            for dy in -steps..=steps {
+                for dx in -steps..=steps {
+                    let (c, r) = (pc + dx as f64 * step_px, pr + dy as f64 * step_px);
+                    let s = self.score_at(&samples, c.round() as i64, r.round() as i64, half);
+                    grid.push((s, v.to_table(c, r), a));
                 }
             }
         }
-        // Then 1 mm and 1 deg around the best.
-        let (c0, a0) = (best.0, best.1);
-        for da in -3..=3 {
-            let a = a0 + f64::from(da).to_radians();
-            for dy in -2..=2 {
-                for dx in -2..=2 {
-                    let c = [c0[0] + 0.7 * f64::from(dx), c0[1] + 0.7 * f64::from(dy)];
-                    let s = self.outline_score(c, a, half, rim);
-                    if s > best.2 {
-                        best = (c, a, s);
-                    }
-                }
+        grid.sort_by(|a, b| b.0.total_cmp(&a.0));
+        let mut starts: Vec<([f64; 2], f64)> = Vec::new();
+        for (_, c, a) in grid {
+            if starts.len() >= k {
+                break;
+            }
+            let distinct = starts.iter().all(|(c2, a2)| {
+                let da = ((a - a2).to_degrees().rem_euclid(90.0))
+                    .min((a2 - a).to_degrees().rem_euclid(90.0));
+                (c[0] - c2[0]).hypot(c[1] - c2[1]) > 4.0 || da > 10.0
+            });
+            if distinct {
+                starts.push((c, a));
             }
         }
-        best
+        starts
+            .into_iter()
+            .map(|(c0, a0)| {
+                // 1 deg and 0.7 mm around the start (exact positions).
+                let mut best = (c0, a0, self.outline_score(c0, a0, half, rim));
+                for da in -3..=3 {
+                    let a = a0 + f64::from(da).to_radians();
+                    for dy in -2..=2 {
+                        for dx in -2..=2 {
+                            let c = [c0[0] + 0.7 * f64::from(dx), c0[1] + 0.7 * f64::from(dy)];
+                            let s = self.outline_score(c, a, half, rim);
+                            if s > best.2 {
+                                best = (c, a, s);
+                            }
+                        }
+                    }
+                }
+                best
+            })
+            .collect()
+    }
+
+    /// An outline's samples at angle `a` as (pixel offset, outward normal in table axes,
+    /// sign: + for the silhouette, - for the token edge).
+    fn outline_samples(&self, a: f64, half: f64, rim: f64) -> Vec<(i64, f32, f32, f32)> {
+        let v = &self.view;
+        let w = v.width as i64;
+        let mut out = Vec::new();
+        for side in 0..4 {
+            let b = a + side as f64 * std::f64::consts::FRAC_PI_2;
+            let (n, t) = ([b.cos(), b.sin()], [-b.sin(), b.cos()]);
+            let mut u = -half + 2.0;
+            while u <= half - 2.0 {
+                for (d, sign) in [(half, 1.0f32), (half - rim, -1.0)] {
+                    let (x, y) = (d * n[0] + u * t[0], d * n[1] + u * t[1]);
+                    // Table y up, rows down.
+                    let (dc, dr) = (
+                        (x / v.mm_per_px).round() as i64,
+                        (-y / v.mm_per_px).round() as i64,
+                    );
+                    out.push((dr * w + dc, n[0] as f32, n[1] as f32, sign));
+                }
+                u += 2.0;
+            }
+        }
+        out
+    }
+
+    /// [`Gradients::outline_score`] from laid-out samples at pixel (c, r).
+    fn score_at(&self, samples: &[(i64, f32, f32, f32)], c: i64, r: i64, half: f64) -> f64 {
+        let base = r * self.view.width as i64 + c;
+        let mut s = 0.0f32;
+        for &(off, nx, ny, sign) in samples {
+            let i = (base + off) as usize;
+            let across = sign * (self.gx[i] * nx + self.gy[i] * ny);
+            s += across.clamp(0.0, 6.0);
+        }
+        f64::from(s) / (4.0 * half)
     }
 }
 
