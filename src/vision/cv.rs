@@ -164,12 +164,31 @@ pub fn encode_png(img: &Mat) -> Result<Vec<u8>, VisionError> {
 
 /// Decodes an encoded image (JPEG, PNG) to BGR, as a camera pipeline would read it.
 pub fn decode(bytes: &[u8]) -> Result<Mat, VisionError> {
+    truncated(bytes)?;
     let buf: Vector<u8> = Vector::from_slice(bytes);
     let m = imgcodecs::imdecode(&buf, imgcodecs::IMREAD_COLOR)?;
     if m.empty() {
         return Err(VisionError::Invalid("image could not be decoded".into()));
     }
     Ok(m)
+}
+
+/// OpenCV decodes a cut-off JPEG or PNG without complaint, filling the rest grey; a
+/// detector would then see half a table. Refuse files whose end marker is missing.
+fn truncated(bytes: &[u8]) -> Result<(), VisionError> {
+    let end = bytes.len() - bytes.iter().rev().take_while(|b| **b == 0).count();
+    let body = &bytes[..end];
+    if body.starts_with(&[0xFF, 0xD8]) && !body.ends_with(&[0xFF, 0xD9]) {
+        return Err(VisionError::Invalid(
+            "the JPEG is truncated (no end-of-image marker)".into(),
+        ));
+    }
+    if body.starts_with(b"\x89PNG") && !body.windows(4).rev().take(64).any(|w| w == b"IEND") {
+        return Err(VisionError::Invalid(
+            "the PNG is truncated (no IEND chunk)".into(),
+        ));
+    }
+    Ok(())
 }
 
 /// Grey version of a BGR image.

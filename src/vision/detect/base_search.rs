@@ -334,8 +334,29 @@ impl Gradients {
 /// bases' centres and are the most visible thing about a ship. Centres in table mm of the
 /// orthophoto's plane; a raised object appears displaced there (see [`under_blob`]).
 pub fn bright_blobs(ortho: &Mat, view: &OrthoView) -> Result<Vec<([f64; 2], f64)>, VisionError> {
-    Ok(blobs_by_size(ortho, view)?.0)
+    let mut blobs = blobs_by_size(ortho, view)?.0;
+    // A miniature's painted stripe or a dark panel can split it in two; parts closer than
+    // any two miniatures on touching small bases can be are one miniature.
+    blobs.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let mut merged: Vec<([f64; 2], f64)> = Vec::new();
+    for (c, a) in blobs {
+        match merged
+            .iter_mut()
+            .find(|(m, _)| (m[0] - c[0]).hypot(m[1] - c[1]) < MERGE_MM)
+        {
+            Some((m, ma)) => {
+                let t = *ma + a;
+                *m = [(m[0] * *ma + c[0] * a) / t, (m[1] * *ma + c[1] * a) / t];
+                *ma = t;
+            }
+            None => merged.push((c, a)),
+        }
+    }
+    Ok(merged)
 }
+
+/// Blob parts closer than this (mm) are one miniature.
+const MERGE_MM: f64 = 22.0;
 
 /// Bright blobs of a miniature's size (centre, area), and the table-mm boxes of larger ones.
 #[allow(clippy::type_complexity)]
