@@ -1,7 +1,7 @@
 //! Ship bases: candidates from the orthophoto vote, each fitted in the camera frame at the
 //! sizes the vote suggests, the best-supported fit kept, then its facing read from the token.
 
-use super::base_fit::{BaseFit, BaseGuess, BaseShape, fit_base};
+use super::base_fit::{BaseFit, BaseGuess, BaseShape, RIM_PRIOR_MM, fit_base};
 use super::base_search::{Gradients, bright_blobs, under_blob};
 use super::facing::facing;
 use crate::geometry::PlayArea;
@@ -11,8 +11,6 @@ use crate::vision::edges::Grey;
 use crate::vision::{Camera, VisionError};
 use opencv::core::Mat;
 
-/// The rim between a base's edge and its token, expected before measuring (mm).
-const RIM_PRIOR_MM: f64 = 1.8;
 /// Least edge contrast (linear light, per half pixel) an edge point must show.
 const MIN_CONTRAST: f64 = 0.5;
 /// Least outline support (see `fit_quality`) for a base to count.
@@ -82,12 +80,7 @@ pub fn find_bases(
         .iter()
         .map(|s| (*s, models.bases.get(*s).width_mm / 2.0))
         .collect();
-    let shape = BaseShape {
-        height_mm: z,
-        guide_offset_mm: models.bases.guides.offset_x_mm,
-        guide_half_width_mm: models.bases.guides.width_mm / 2.0,
-        rim_prior_mm: RIM_PRIOR_MM,
-    };
+    let shape = BaseShape::from_models(models);
     let mut verified: Vec<(f64, FoundBase)> = Vec::new();
     let blobs = bright_blobs(ortho, &grads.view)?;
     for (blob, _) in blobs {
@@ -270,13 +263,7 @@ pub fn refit_bases(
     models: &Models,
     ships: &[ShipSpec],
 ) -> Vec<FoundBase> {
-    let z = models.bases.base_top_height_mm;
-    let shape = BaseShape {
-        height_mm: z,
-        guide_offset_mm: models.bases.guides.offset_x_mm,
-        guide_half_width_mm: models.bases.guides.width_mm / 2.0,
-        rim_prior_mm: RIM_PRIOR_MM,
-    };
+    let shape = BaseShape::from_models(models);
     let mut out = Vec::new();
     for s in ships {
         let half = models.bases.get(s.size).width_mm / 2.0;
