@@ -4,6 +4,7 @@
 //!   token (2.0 ship tokens), compact and strongly saturated where visible;
 //! - the front arc, shaded in the faction's colour (the rest of the token is dark ship art
 //!   and white lines): the front wedge holding the most coloured pixels.
+//!
 //! The miniature often covers one or both; the margin between the best direction and the
 //! runner-up is the confidence.
 
