@@ -19,6 +19,7 @@ const MIN_QUALITY: f64 = 0.25;
 /// what is then said of its position; the fit-sigma scales (see `to_ships`).
 const WEAK_QUALITY: f64 = 0.36;
 const WEAK_SIGMA_MM: f64 = 6.5;
+const WEAK_ACROSS: f64 = 0.1;
 const WEAK_SIGMA_DEG: f64 = 8.0;
 const SIGMA_SCALE_MM: f64 = 9.4;
 const SIGMA_SCALE_DEG: f64 = 5.3;
@@ -201,7 +202,11 @@ pub fn to_ships(bases: &[FoundBase], calibration_sigma_mm: f64) -> Vec<ShipSpec>
             // wrong edges altogether (errors of 4-18 mm), so the ship is reported where it
             // was found but with a sigma that says so, and verdicts near it become
             // "too close to call" rather than wrong.
-            let weak = b.quality < WEAK_QUALITY;
+            // A fit resting on two adjacent sides only measures a corner: where the base
+            // extends from it is the size class's assumption, not a measurement.
+            let sup = f.side_support;
+            let across = (sup[0].min(sup[2])).max(sup[1].min(sup[3]));
+            let weak = b.quality < WEAK_QUALITY || across < WEAK_ACROSS;
             let mut sigma_mm = (fit_sigma * SIGMA_SCALE_MM).hypot(calibration_sigma_mm);
             let mut sigma_deg = (f.sigma_angle.to_degrees() * SIGMA_SCALE_DEG).max(0.05);
             if weak {
