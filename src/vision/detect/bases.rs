@@ -36,6 +36,8 @@ const MAX_FITS: usize = 5;
 /// A base found, before it gets an id.
 #[derive(Clone, Debug)]
 pub struct FoundBase {
+    /// Where the miniature's blob was seen (table mm, base-top plane), the search's start.
+    pub blob: [f64; 2],
     pub size: BaseSize,
     pub fit: BaseFit,
     pub heading_deg: f64,
@@ -147,6 +149,7 @@ pub fn find_bases(
             best = Some((
                 quality,
                 FoundBase {
+                    blob,
                     size,
                     fit,
                     heading_deg: heading,
@@ -243,7 +246,7 @@ fn round3(v: f64) -> f64 {
 }
 
 /// Even-odd test of a point against a closed ring.
-fn point_in_polygon(p: [f64; 2], ring: &[[f64; 2]]) -> bool {
+pub fn point_in_polygon(p: [f64; 2], ring: &[[f64; 2]]) -> bool {
     let mut inside = false;
     let n = ring.len();
     for i in 0..n {
@@ -288,6 +291,7 @@ pub fn refit_bases(
         let a = fit.angle.to_degrees();
         let k = ((s.heading_deg - a) / 90.0).round();
         out.push(FoundBase {
+            blob: [s.x, s.y],
             size: s.size,
             heading_deg: (a + 90.0 * k).rem_euclid(360.0),
             facing_confidence: s.quality.confidence.unwrap_or(0.5),

@@ -138,16 +138,27 @@ impl<'a> Detector<'a> {
     pub fn detect_full(&self, frame: &Mat) -> Result<Detection, VisionError> {
         self.cal.check_frame(frame)?;
         let mut scene = Scene::new(self.cal.play_area);
-        // Obstacles first: they are matched against the 30 known outlines, which no
-        // miniature imitates; then a bright blob on a known obstacle is not taken for a ship.
-        scene.obstacles = obstacles::find_obstacles(
-            frame,
-            self.background.as_ref().map(|b| &b.0),
-            &self.cal.camera,
-            &self.cal.play_area,
-            self.models,
-            &[],
-        )?;
+        // Obstacles (matched against the 30 known outlines, which no miniature imitates)
+        // and the bases are searched side by side, one core each; a base found under a
+        // blob that lies on a matched obstacle is that obstacle, not a ship.
+        let background = self.background.as_ref().map(|b| &b.0);
+        let (obstacles, found) = std::thread::scope(|s| {
+            let obstacles = s.spawn(|| {
+                obstacles::find_obstacles(
+                    frame,
+                    background,
+                    &self.cal.camera,
+                    &self.cal.play_area,
+                    self.models,
+                    &[],
+                )
+            });
+            let found = self.find_bases(frame);
+            (obstacles.join(), found)
+        });
+        scene.obstacles =
+            obstacles.map_err(|_| VisionError::Invalid("obstacle search failed".into()))??;
+        let (mut bases, occluders) = found?;
         // Only outlines that matched a standard model rule a blob out: a measured polygon
         // (reported when an empty-table frame vouches for a region) may be a miniature.
         let outlines: Vec<Vec<[f64; 2]>> = scene
@@ -156,24 +167,7 @@ impl<'a> Detector<'a> {
             .filter(|o| o.model.is_some())
             .filter_map(|o| o.outline(self.models).ok())
             .collect();
-        let grey = crate::vision::edges::Grey::from_mat(frame)?;
-        let ortho = self.maps.apply(frame)?;
-        let grads =
-            base_search::Gradients::new(&ortho, self.background.as_ref().map(|b| &b.1), self.view)?;
-        let views = bases::Views {
-            frame,
-            grey: &grey,
-            ortho: &ortho,
-            grads: &grads,
-        };
-        let bases = bases::find_bases(
-            &views,
-            &self.cal.camera,
-            &self.cal.play_area,
-            self.models,
-            &outlines,
-        )?;
-        let occluders = base_search::occluders(&ortho, &grads.view)?;
+        bases.retain(|b| !outlines.iter().any(|o| bases::point_in_polygon(b.blob, o)));
         scene.ships = bases::to_ships(&bases, self.cal.sigma_mm);
         // With the ships known, their miniatures are masked out of the obstacle search.
         if !scene.ships.is_empty() && scene.obstacles.iter().any(|o| o.model.is_none()) {
@@ -191,6 +185,35 @@ impl<'a> Detector<'a> {
             bases,
             occluders,
         })
+    }
+}
+
+impl Detector<'_> {
+    /// The bases and the occluders of one frame.
+    #[allow(clippy::type_complexity)]
+    fn find_bases(
+        &self,
+        frame: &Mat,
+    ) -> Result<(Vec<bases::FoundBase>, Vec<Vec<crate::geometry::Point>>), VisionError> {
+        let grey = crate::vision::edges::Grey::from_mat(frame)?;
+        let ortho = self.maps.apply(frame)?;
+        let grads =
+            base_search::Gradients::new(&ortho, self.background.as_ref().map(|b| &b.1), self.view)?;
+        let views = bases::Views {
+            frame,
+            grey: &grey,
+            ortho: &ortho,
+            grads: &grads,
+        };
+        let found = bases::find_bases(
+            &views,
+            &self.cal.camera,
+            &self.cal.play_area,
+            self.models,
+            &[],
+        )?;
+        let occluders = base_search::occluders(&ortho, &grads.view)?;
+        Ok((found, occluders))
     }
 }
 
