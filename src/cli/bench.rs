@@ -159,8 +159,10 @@ fn run_detect(a: &BenchDetectArgs) -> anyhow::Result<()> {
         let (c, cmax) = rms(sel.iter().map(|m| m.centre_error_mm));
         let (h, hmax) = rms(sel.iter().map(|m| m.heading_error_deg));
         let facing = sel.iter().filter(|m| m.facing_right).count();
+        let centre_median = median(sel.iter().map(|m| m.centre_error_mm).collect());
+        let heading_median = median(sel.iter().map(|m| m.heading_error_deg.abs()).collect());
         println!(
-            "bases with {label}: {} of {}; centre RMS {c:.2} mm (max {cmax:.2}), heading RMS {h:.2} deg (max {hmax:.2}), facing right {facing}",
+            "bases with {label}: {} of {}; centre median {centre_median:.2} mm, RMS {c:.2} mm (max {cmax:.2}); heading median {heading_median:.2} deg, RMS {h:.2} deg (max {hmax:.2}); facing right {facing}",
             sel.len(),
             all.ships.len()
         );
