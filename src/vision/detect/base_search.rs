@@ -21,18 +21,12 @@ pub struct Gradients {
     pub gx: Vec<f32>,
     pub gy: Vec<f32>,
     pub mag: Vec<f32>,
-    /// Where the table differs from the empty table (when one was given).
-    pub changed: Option<Vec<bool>>,
 }
 
 impl Gradients {
-    /// From an orthophoto (BGR or grey) and, when given, the same view of the empty table:
-    /// then only edges where the table changed vote, which silences the mat's own art.
-    pub fn new(
-        ortho: &Mat,
-        background: Option<&Mat>,
-        view: OrthoView,
-    ) -> Result<Gradients, VisionError> {
+    /// From an orthophoto (BGR or grey). (Gating the gradients by an empty-table frame was
+    /// tried: on the rendered set it found 2 fewer of 67 ships and no better poses.)
+    pub fn new(ortho: &Mat, view: OrthoView) -> Result<Gradients, VisionError> {
         let grey = to_grey(ortho)?;
         let (mut gx, mut gy) = (Mat::default(), Mat::default());
         imgproc::sobel_def(&grey, &mut gx, CV_32F, 1, 0)?;
@@ -43,17 +37,7 @@ impl Gradients {
         // Image rows grow downwards, table y upwards.
         let gy: Vec<f32> = rows(&gy, &view)?.into_iter().map(|v| -v * k).collect();
         let mag = gx.iter().zip(&gy).map(|(a, b)| a.hypot(*b)).collect();
-        let changed = match background {
-            Some(bg) => Some(change_mask(&grey, &to_grey(bg)?, &view)?),
-            None => None,
-        };
-        Ok(Gradients {
-            view,
-            gx,
-            gy,
-            mag,
-            changed,
-        })
+        Ok(Gradients { view, gx, gy, mag })
     }
 }
 
@@ -75,58 +59,6 @@ fn rows(m: &Mat, view: &OrthoView) -> Result<Vec<f32>, VisionError> {
         v.extend_from_slice(f.at_row::<f32>(r)?);
     }
     Ok(v)
-}
-
-/// Where the frame differs from the empty table, allowing for a change of light (a smooth
-/// gain), grown by a few pixels so that both sides of an edge count.
-fn change_mask(grey: &Mat, bg: &Mat, view: &OrthoView) -> Result<Vec<bool>, VisionError> {
-    let (f, b) = (rows(grey, view)?, rows(bg, view)?);
-    let (w, h) = (view.width as usize, view.height as usize);
-    // Light gain from coarse blocks (medians resist what stands on the table).
-    const BLOCK: usize = 48;
-    let (bw, bh) = (w.div_ceil(BLOCK), h.div_ceil(BLOCK));
-    let mut gain = vec![1f32; bw * bh];
-    for by in 0..bh {
-        for bx in 0..bw {
-            let mut ratios = Vec::new();
-            for r in (by * BLOCK..((by + 1) * BLOCK).min(h)).step_by(2) {
-                for c in (bx * BLOCK..((bx + 1) * BLOCK).min(w)).step_by(2) {
-                    let i = r * w + c;
-                    if b[i] > 8.0 {
-                        ratios.push(f[i] / b[i]);
-                    }
-                }
-            }
-            if ratios.len() > 20 {
-                let mid = ratios.len() / 2;
-                let (_, m, _) = ratios.select_nth_unstable_by(mid, f32::total_cmp);
-                gain[by * bw + bx] = m.clamp(0.3, 3.0);
-            }
-        }
-    }
-    let mut changed = vec![false; w * h];
-    for r in 0..h {
-        for c in 0..w {
-            let i = r * w + c;
-            let g = gain[(r / BLOCK) * bw + c / BLOCK];
-            let expect = b[i] * g;
-            changed[i] = (f[i] - expect).abs() > 10.0f32.max(0.25 * expect.max(f[i]));
-        }
-    }
-    // Grow by 3 px.
-    let mut grown = changed.clone();
-    for r in 0..h {
-        for c in 0..w {
-            if changed[r * w + c] {
-                for dr in r.saturating_sub(3)..(r + 4).min(h) {
-                    for dc in c.saturating_sub(3)..(c + 4).min(w) {
-                        grown[dr * w + dc] = true;
-                    }
-                }
-            }
-        }
-    }
-    Ok(grown)
 }
 
 impl Gradients {
@@ -292,41 +224,6 @@ impl Gradients {
             s += across.clamp(0.0, 6.0);
         }
         f64::from(s) / (4.0 * half)
-    }
-}
-
-impl Gradients {
-    /// The share of a square's area (sampled every 2 mm) where the table changed from the
-    /// empty-table frame; `None` without one.
-    pub fn changed_fraction(&self, centre: [f64; 2], angle: f64, half: f64) -> Option<f64> {
-        let ch = self.changed.as_ref()?;
-        let (n, t) = ([angle.cos(), angle.sin()], [-angle.sin(), angle.cos()]);
-        let (mut hit, mut total) = (0usize, 0usize);
-        let mut u = -half + 1.0;
-        while u < half {
-            let mut w = -half + 1.0;
-            while w < half {
-                let p = [
-                    centre[0] + u * n[0] + w * t[0],
-                    centre[1] + u * n[1] + w * t[1],
-                ];
-                let [c, r] = self.view.to_pixel(p[0], p[1]);
-                let (c, r) = (c.round(), r.round());
-                if c >= 0.0
-                    && r >= 0.0
-                    && c < f64::from(self.view.width)
-                    && r < f64::from(self.view.height)
-                {
-                    total += 1;
-                    if ch[r as usize * self.view.width as usize + c as usize] {
-                        hit += 1;
-                    }
-                }
-                w += 2.0;
-            }
-            u += 2.0;
-        }
-        (total > 0).then(|| hit as f64 / total as f64)
     }
 }
 

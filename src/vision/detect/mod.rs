@@ -87,15 +87,15 @@ pub struct Detection {
     pub occluders: Vec<Vec<crate::geometry::Point>>,
 }
 
-/// Detection set up for one calibration: the rectified views' remapping tables are built
-/// once here (the camera model per pixel is the expensive part), and an empty-table
-/// background, when given, is rectified once.
+/// Detection set up for one calibration: the rectified view's remapping tables are built
+/// once here (the camera model per pixel is the expensive part); an empty-table frame, when
+/// given, is kept for the obstacle search.
 pub struct Detector<'a> {
     pub cal: Calibrated,
     pub models: &'a Models,
     view: OrthoView,
     maps: OrthoMaps,
-    background: Option<(Mat, Mat)>,
+    background: Option<Mat>,
 }
 
 impl<'a> Detector<'a> {
@@ -124,8 +124,7 @@ impl<'a> Detector<'a> {
     /// from what stands on it.
     pub fn set_background(&mut self, background: &Mat) -> Result<(), VisionError> {
         self.cal.check_frame(background)?;
-        let ortho = self.maps.apply(background)?;
-        self.background = Some((background.try_clone()?, ortho));
+        self.background = Some(background.try_clone()?);
         Ok(())
     }
 
@@ -141,7 +140,7 @@ impl<'a> Detector<'a> {
         // Obstacles (matched against the 30 known outlines, which no miniature imitates)
         // and the bases are searched side by side, one core each; a base found under a
         // blob that lies on a matched obstacle is that obstacle, not a ship.
-        let background = self.background.as_ref().map(|b| &b.0);
+        let background = self.background.as_ref();
         let (obstacles, found) = std::thread::scope(|s| {
             let obstacles = s.spawn(|| {
                 obstacles::find_obstacles(
@@ -173,7 +172,7 @@ impl<'a> Detector<'a> {
         if !scene.ships.is_empty() && scene.obstacles.iter().any(|o| o.model.is_none()) {
             scene.obstacles = obstacles::find_obstacles(
                 frame,
-                self.background.as_ref().map(|b| &b.0),
+                self.background.as_ref(),
                 &self.cal.camera,
                 &self.cal.play_area,
                 self.models,
@@ -197,8 +196,7 @@ impl Detector<'_> {
     ) -> Result<(Vec<bases::FoundBase>, Vec<Vec<crate::geometry::Point>>), VisionError> {
         let grey = crate::vision::edges::Grey::from_mat(frame)?;
         let ortho = self.maps.apply(frame)?;
-        let grads =
-            base_search::Gradients::new(&ortho, self.background.as_ref().map(|b| &b.1), self.view)?;
+        let grads = base_search::Gradients::new(&ortho, self.view)?;
         let views = bases::Views {
             frame,
             grey: &grey,
