@@ -44,42 +44,119 @@ pub struct DemoArgs {
 
 #[derive(clap::Args, Debug)]
 pub struct OverlayArgs {
-    /// Where the table comes from: `demo` or `scene:FILE` (camera, video and image sources
-    /// are not there yet).
+    /// Where the table comes from: `demo`, `scene:FILE`, or detected from a calibrated
+    /// camera: `image:FILE` (detected once), `video:FILE` (played at its frame rate, stops
+    /// at the end), `camera:N` (OpenCV camera index; reconnects when lost).
     #[arg(long, default_value = "demo")]
     source: String,
+    /// Live sources: the directory holding camera.json and table.json (from `hashmark
+    /// calibrate`).
+    #[arg(long, default_value = "calibration")]
+    calibration: PathBuf,
+    /// Live sources: a frame of the empty table from the same camera.
+    #[arg(long)]
+    background: Option<PathBuf>,
+    /// Live sources: a full search every this many frames, cheap re-fits between.
+    #[arg(long, default_value_t = 5)]
+    full_every: u64,
     #[command(flatten)]
     view: ViewArgs,
 }
 
 pub fn run_demo(args: &DemoArgs) -> anyhow::Result<()> {
-    open(&Source::Demo, &args.view)
+    let app = scene_app(&Source::Demo, &args.view)?;
+    open(app, &Source::Demo, &args.view)
 }
 
 pub fn run_overlay(args: &OverlayArgs) -> anyhow::Result<()> {
     let source: Source = args.source.parse().context("--source")?;
-    open(&source, &args.view)
+    let app = if source.is_live() {
+        live_app(&source, args)?
+    } else {
+        scene_app(&source, &args.view)?
+    };
+    open(app, &source, &args.view)
 }
 
-fn open(source: &Source, v: &ViewArgs) -> anyhow::Result<()> {
-    let sides = match v.direction {
+fn sides(v: &ViewArgs) -> Sides {
+    match v.direction {
         Direction::Left => Sides::Left,
         Direction::Right => Sides::Right,
         Direction::Both => Sides::Both,
+    }
+}
+
+fn scene_app(source: &Source, v: &ViewArgs) -> anyhow::Result<OverlayApp> {
+    Ok(OverlayApp::from_source(
+        source,
+        v.select.as_deref(),
+        sides(v),
+        v.template,
+        v.ignore_obstacles,
+    )?)
+}
+
+/// A live source: everything that can be checked before the window opens is (the
+/// calibration, the background, that the file exists), so a wrong path is one line and
+/// exit 2; what goes wrong later (a camera unplugged, a frame detection cannot use) shows
+/// in the window.
+#[cfg(feature = "vision")]
+fn live_app(source: &Source, a: &OverlayArgs) -> anyhow::Result<OverlayApp> {
+    use crate::overlay::source::{self, LiveConfig, LiveSource, WorkerOptions};
+    let live = match source {
+        Source::Image(p) => LiveSource::Image(p.clone()),
+        Source::Video(p) => LiveSource::Video(p.clone()),
+        Source::Camera(n) => LiveSource::Camera(*n),
+        Source::Demo | Source::Scene(_) => anyhow::bail!("{} is not a live source", source.label()),
     };
+    if let LiveSource::Image(p) | LiveSource::Video(p) = &live {
+        anyhow::ensure!(p.is_file(), "{}: no such file", p.display());
+    }
+    let calibration = source::load_calibration(&a.calibration)?;
+    let background = match &a.background {
+        Some(p) => {
+            let bg = source::read_image(p)
+                .and_then(|bg| calibration.check_frame(&bg).map(|()| bg))
+                .map_err(|e| crate::overlay::OverlayError::Background {
+                    path: p.clone(),
+                    message: e.to_string(),
+                })?;
+            Some(bg)
+        }
+        None => None,
+    };
+    let (view, _worker) = source::start(LiveConfig {
+        source: live,
+        calibration,
+        background,
+        full_every: a.full_every,
+        options: WorkerOptions::default(),
+    })?;
+    // The worker stops by itself when the window closes (the feed's receiver is dropped);
+    // it is not joined, so a camera stuck in a read cannot hold up the exit.
+    let v = &a.view;
+    Ok(OverlayApp::live(
+        source.label(),
+        view,
+        v.select.as_deref(),
+        sides(v),
+        v.template,
+        v.ignore_obstacles,
+    ))
+}
+
+#[cfg(not(feature = "vision"))]
+fn live_app(source: &Source, _a: &OverlayArgs) -> anyhow::Result<OverlayApp> {
+    Err(crate::overlay::OverlayError::UnsupportedSource(source.label()).into())
+}
+
+fn open(app: OverlayApp, source: &Source, v: &ViewArgs) -> anyhow::Result<()> {
     for (name, x) in [("--width", v.width), ("--height", v.height)] {
         anyhow::ensure!(
             x.is_finite() && (100.0..=10_000.0).contains(&x),
             "{name} must be between 100 and 10000 points, not {x}"
         );
     }
-    let app = OverlayApp::from_source(
-        source,
-        v.select.as_deref(),
-        sides,
-        v.template,
-        v.ignore_obstacles,
-    )?;
     let exit_after_frames = match (&v.screenshot, v.exit_after_frames) {
         (Some(_), None) => Some(5),
         (_, n) => n,

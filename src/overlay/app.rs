@@ -3,8 +3,10 @@
 //! tests run exactly the same code.
 
 use super::OverlayError;
+use super::camera_view::{CameraDrawn, CameraScene, paint_camera};
 use super::hit::ship_at;
 use super::judge::{JudgeAction, JudgeMode};
+use super::live::{LiveView, ViewMode};
 use super::paint::{Drawn, paint_table};
 use super::panel::{Timings, panel_ui};
 use super::state::{Judged, OverlayState, Sides, TEMPLATES};
@@ -56,6 +58,17 @@ impl FrameStats {
         self.shown
     }
 
+    /// Mean frames per second over the run (back-to-back frames only).
+    pub fn fps(&self) -> Option<f64> {
+        (self.intervals > 0 && !self.interval_total.is_zero())
+            .then(|| self.intervals as f64 / self.interval_total.as_secs_f64())
+    }
+
+    /// Mean time to build one UI frame, ms.
+    pub fn ui_mean_ms(&self) -> f64 {
+        self.ui_total.as_secs_f64() * 1e3 / self.frames.max(1) as f64
+    }
+
     /// One line for stderr: the numbers issue 6 asks to measure.
     pub fn summary(&self) -> String {
         let per = |d: Duration, n: u64| d.as_secs_f64() / n.max(1) as f64;
@@ -83,6 +96,10 @@ pub struct OverlayApp {
     last_judged: Option<Judged>,
     /// Judge mode (J): the frozen table, its clearances and the report export.
     pub judge: Option<JudgeMode>,
+    /// A live source (image, video, camera): its feed, the camera view's picture and the
+    /// latency. `None` for a scene.
+    pub live: Option<LiveView>,
+    camera_drawn: CameraDrawn,
 }
 
 impl OverlayApp {
@@ -96,7 +113,38 @@ impl OverlayApp {
             last_view: None,
             last_judged: None,
             judge: None,
+            live: None,
+            camera_drawn: CameraDrawn::default(),
         }
+    }
+
+    /// An app on a live source: the table starts empty (standard play area) and fills as
+    /// the worker posts scenes; `select` is kept until that ship shows up.
+    pub fn live(
+        label: String,
+        live: LiveView,
+        select: Option<&str>,
+        sides: Sides,
+        template: crate::rules::RollTemplate,
+        ignore_obstacles: bool,
+    ) -> OverlayApp {
+        let models = crate::Models::builtin();
+        let scene = crate::Scene::new(models.play_areas.standard());
+        let table = crate::rules::Table {
+            play_area: scene.play_area,
+            ships: Vec::new(),
+            obstacles: Vec::new(),
+        };
+        let mut state = OverlayState::live(label, scene, table);
+        if let Some(id) = select {
+            state.choose(id);
+        }
+        state.sides = sides;
+        state.template = template;
+        state.ignore_obstacles = ignore_obstacles;
+        let mut app = OverlayApp::new(state);
+        app.live = Some(live);
+        app
     }
 
     /// Loads a source and applies the start-up choices of the command line.
@@ -199,9 +247,18 @@ impl OverlayApp {
         }
     }
 
+    /// What the camera view drew in the last frame (for tests and clicks).
+    pub fn camera_drawn(&self) -> &CameraDrawn {
+        &self.camera_drawn
+    }
+
     /// One frame of the whole overlay inside `ui`.
     pub fn ui(&mut self, ui: &mut Ui) {
         let start = Instant::now();
+        // The newest scene first, so that this very frame judges and paints it.
+        if let Some(live) = &mut self.live {
+            live.poll(ui.ctx(), &mut self.state);
+        }
         let (j_key, esc) = if ui.ctx().egui_wants_keyboard_input() {
             (false, false)
         } else {
@@ -222,6 +279,11 @@ impl OverlayApp {
             self.handle_keys(ui);
         }
         let centre_on_ship = ui.input_mut(|i| i.consume_key(Modifiers::NONE, Key::C));
+        if ui.input_mut(|i| i.consume_key(Modifiers::NONE, Key::V))
+            && let Some(live) = &mut self.live
+        {
+            live.mode = live.mode.next();
+        }
 
         // The panel changes the choice, so judge after it; it shows the previous frame's
         // verdict for the one frame in which a widget changed something.
@@ -233,7 +295,15 @@ impl OverlayApp {
             .resizable(true)
             .show(ui, |ui| match &mut self.judge {
                 Some(j) => toggle = j.panel_ui(ui) == JudgeAction::Leave,
-                None => toggle = panel_ui(ui, &mut self.state, &judged_before, &timings),
+                None => {
+                    toggle = panel_ui(
+                        ui,
+                        &mut self.state,
+                        &judged_before,
+                        &timings,
+                        self.live.as_ref(),
+                    )
+                }
             });
         if toggle {
             self.toggle_judge();
@@ -246,68 +316,170 @@ impl OverlayApp {
             },
             None => self.state.judge(),
         };
-        let frozen = self.judge.is_some();
         let verdict_took = judged.took;
         egui::CentralPanel::default()
             .frame(egui::Frame::NONE)
             .show(ui, |ui| {
-                let size = ui.available_size();
-                let (response, painter) = ui.allocate_painter(size, Sense::click_and_drag());
-                let rect = response.rect;
-                let area = self
-                    .judge
-                    .as_ref()
-                    .map_or(&self.state, |j| &j.frozen)
-                    .table
-                    .play_area;
-                let (w, h) = (area.width_mm, area.height_mm);
-                if response.hovered() {
-                    let (scroll, zoom, pointer) = ui.input(|i| {
-                        (
-                            i.smooth_scroll_delta().y,
-                            i.zoom_delta(),
-                            i.pointer.hover_pos(),
-                        )
-                    });
-                    let factor = (scroll * 0.0025).exp() * zoom;
-                    if let Some(p) = pointer
-                        && (factor - 1.0).abs() > 1e-4
-                    {
-                        self.view.zoom_about(rect, p, factor);
+                let mode = self.live.as_mut().map(|live| {
+                    live_bar(ui, live);
+                    live.mode
+                });
+                match mode {
+                    None | Some(ViewMode::Table) => self.table_view(ui, judged, centre_on_ship),
+                    Some(ViewMode::Camera) => {
+                        let judged = self.camera_view(ui, judged);
+                        self.last_judged = Some(judged);
+                    }
+                    Some(ViewMode::Split) => {
+                        ui.columns(2, |cols| {
+                            let judged = self.camera_view(&mut cols[0], judged);
+                            self.table_view(&mut cols[1], judged, centre_on_ship);
+                        });
                     }
                 }
-                if response.dragged() {
-                    self.view.pan_by(response.drag_delta());
-                }
-                if let Some(j) = &mut self.judge {
-                    j.apply_zoom(&mut self.view, rect);
-                }
-                if centre_on_ship && let Some(s) = self.state.table.ships.get(self.state.selected())
-                {
-                    self.view.centre_on(w, h, rect, [s.pose.x, s.pose.y]);
-                }
-                let t = self.view.transform(w, h, rect);
-                let clicked = response.clicked() && !frozen;
-                if clicked
-                    && let Some(p) = response.interact_pointer_pos()
-                    && let Some(i) = ship_at(&self.state.table, t.to_table(p))
-                {
-                    self.state.select(i);
-                }
-                // A click may have changed the ship: draw what is now chosen.
-                let judged = if clicked { self.state.judge() } else { judged };
-                let shown = self.judge.as_ref().map_or(&self.state, |j| &j.frozen);
-                self.drawn = paint_table(
-                    &painter,
-                    rect,
-                    &t,
-                    &shown.table,
-                    Some(shown.selected()),
-                    judged.verdict.as_ref().ok(),
-                );
-                self.last_view = Some((t, rect));
-                self.last_judged = Some(judged);
             });
+        if let Some(live) = &mut self.live {
+            live.pass_done();
+        }
         self.stats.record(start, start.elapsed(), verdict_took);
     }
+
+    /// The frame with the scene over it; a click on a ship selects it. Returns the verdict
+    /// to show (judged again when the click changed the ship).
+    fn camera_view(&mut self, ui: &mut Ui, judged: Judged) -> Judged {
+        let (response, painter) = ui.allocate_painter(ui.available_size(), Sense::click());
+        let frozen = self.judge.is_some();
+        let Some(live) = &self.live else {
+            return judged;
+        };
+        let shown = self.judge.as_ref().map_or(&self.state, |j| &j.frozen);
+        self.camera_drawn = paint_camera(
+            &painter,
+            response.rect,
+            &CameraScene {
+                frame: live.texture().map(|(t, size)| (t.id(), size)),
+                project: live.project.as_ref(),
+                base_top_mm: live.base_top_mm,
+                table: &shown.table,
+                selected: shown.selected(),
+                verdict: judged.verdict.as_ref().ok(),
+            },
+        );
+        if response.clicked()
+            && !frozen
+            && let Some(p) = response.interact_pointer_pos()
+            && let Some(i) = super::camera_view::ship_at(&self.camera_drawn, p)
+        {
+            self.state.select(i);
+            return self.state.judge();
+        }
+        judged
+    }
+
+    /// The top-down table with zoom, pan and click-to-select.
+    fn table_view(&mut self, ui: &mut Ui, judged: Judged, centre_on_ship: bool) {
+        let frozen = self.judge.is_some();
+        let size = ui.available_size();
+        let (response, painter) = ui.allocate_painter(size, Sense::click_and_drag());
+        let rect = response.rect;
+        let area = self
+            .judge
+            .as_ref()
+            .map_or(&self.state, |j| &j.frozen)
+            .table
+            .play_area;
+        let (w, h) = (area.width_mm, area.height_mm);
+        if response.hovered() {
+            let (scroll, zoom, pointer) = ui.input(|i| {
+                (
+                    i.smooth_scroll_delta().y,
+                    i.zoom_delta(),
+                    i.pointer.hover_pos(),
+                )
+            });
+            let factor = (scroll * 0.0025).exp() * zoom;
+            if let Some(p) = pointer
+                && (factor - 1.0).abs() > 1e-4
+            {
+                self.view.zoom_about(rect, p, factor);
+            }
+        }
+        if response.dragged() {
+            self.view.pan_by(response.drag_delta());
+        }
+        if let Some(j) = &mut self.judge {
+            j.apply_zoom(&mut self.view, rect);
+        }
+        if centre_on_ship
+            && let Some(s) = self
+                .state
+                .selected()
+                .and_then(|i| self.state.table.ships.get(i))
+        {
+            self.view.centre_on(w, h, rect, [s.pose.x, s.pose.y]);
+        }
+        let t = self.view.transform(w, h, rect);
+        let clicked = response.clicked() && !frozen;
+        if clicked
+            && let Some(p) = response.interact_pointer_pos()
+            && let Some(i) = ship_at(&self.state.table, t.to_table(p))
+        {
+            self.state.select(i);
+        }
+        // A click may have changed the ship: draw what is now chosen.
+        let judged = if clicked { self.state.judge() } else { judged };
+        let shown = self.judge.as_ref().map_or(&self.state, |j| &j.frozen);
+        self.drawn = paint_table(
+            &painter,
+            rect,
+            &t,
+            &shown.table,
+            shown.selected(),
+            judged.verdict.as_ref().ok(),
+        );
+        self.last_view = Some((t, rect));
+        self.last_judged = Some(judged);
+    }
+
+    /// The frame statistics line, with the live latency when there is a live source.
+    pub fn summary(&self) -> String {
+        let mut line = self.stats.summary();
+        if let Some(l) = &self.live {
+            let ms = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.0} ms"));
+            line.push_str(&format!(
+                "; live: {} scenes shown, latency grab->screen median {} (last {}), detect median {}, worker (detect + picture) median {}",
+                l.frames_shown,
+                ms(l.latency.median()),
+                ms(l.latency.last),
+                ms(l.detect.median()),
+                ms(l.worker.median()),
+            ));
+        }
+        line
+    }
+}
+
+/// Above a live source's views: the status banner (red while a camera is lost or the
+/// source failed) and the view tabs.
+fn live_bar(ui: &mut Ui, live: &mut LiveView) {
+    if let Some((text, alarm)) = live.status.banner() {
+        let (fill, ink) = if alarm {
+            (super::paint::ILLEGAL, egui::Color32::WHITE)
+        } else {
+            (egui::Color32::from_gray(60), egui::Color32::WHITE)
+        };
+        egui::Frame::new()
+            .fill(fill)
+            .inner_margin(6.0)
+            .show(ui, |ui| {
+                ui.set_min_width(ui.available_width());
+                ui.label(egui::RichText::new(text).color(ink).strong());
+            });
+    }
+    ui.horizontal(|ui| {
+        for m in [ViewMode::Split, ViewMode::Camera, ViewMode::Table] {
+            ui.selectable_value(&mut live.mode, m, m.name());
+        }
+        ui.label(egui::RichText::new("(V)").small());
+    });
 }

@@ -98,7 +98,11 @@ impl JudgeMode {
         let want = rect.width().min(rect.height()) / judge::VIEW_MM as f32;
         view.zoom = (want / fit.scale).clamp(ZOOM_RANGE.0, ZOOM_RANGE.1);
         view.pan = Vec2::ZERO;
-        if let Some(s) = self.frozen.table.ships.get(self.frozen.selected()) {
+        if let Some(s) = self
+            .frozen
+            .selected()
+            .and_then(|i| self.frozen.table.ships.get(i))
+        {
             view.centre_on(area.width_mm, area.height_mm, rect, [s.pose.x, s.pose.y]);
         }
     }

@@ -9,12 +9,22 @@
 //! (one frame of UI, which headless egui tests drive); `judge` is judge mode (J: freeze,
 //! zoom, every clearance, export the judge report). `window` owns eframe itself and the
 //! self-screenshot used by the Xvfb test.
+//!
+//! Live sources (an image, a video, a camera; feature `vision`): `source` is the detection
+//! worker thread, `feed` the one-slot mailbox it posts each frame's scene and picture to,
+//! `live` the UI's side of it (the newest scene into the state, the latency), and
+//! `camera_view` the frame with the scene projected over it.
 
 pub mod app;
+pub mod camera_view;
+pub mod feed;
 pub mod hit;
 pub mod judge;
+pub mod live;
 pub mod paint;
 pub mod panel;
+#[cfg(feature = "vision")]
+pub mod source;
 pub mod state;
 pub mod transform;
 pub mod triangulate;
@@ -57,24 +67,36 @@ pub enum OverlayError {
     UnknownShip { id: String, known: String },
     #[error("the scene has no ships to roll")]
     NoShips,
-    #[error("source \"{0}\" is not supported yet (use demo or scene:FILE)")]
+    #[error("source \"{0}\" needs the camera side (build with feature `vision`)")]
     UnsupportedSource(String),
-    #[error("unknown source \"{0}\" (use demo or scene:FILE)")]
+    #[error("unknown source \"{0}\" (use demo, scene:FILE, image:FILE, video:FILE or camera:N)")]
     BadSource(String),
+    #[error("source \"{0}\" is a live source: start it with its calibration")]
+    LiveSource(String),
+    #[error("calibration {dir}: {message}")]
+    Calibration { dir: PathBuf, message: String },
+    #[error("background {path}: {message}")]
+    Background { path: PathBuf, message: String },
+    #[error("cannot start the detection worker: {0}")]
+    Worker(String),
     #[error("window: {0}")]
     Window(String),
     #[error("screenshot {path}: {message}")]
     Screenshot { path: PathBuf, message: String },
 }
 
-/// Where the overlay's table comes from. Only scenes for now; the camera, video and image
-/// sources of issue 6 come with the vision side.
+/// Where the overlay's table comes from: a fixed scene, or a calibrated camera's frames
+/// (an image detected once, a video file, a live camera) detected on a worker thread.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Source {
     /// The built-in demo scene.
     Demo,
     /// A scene file (hashmark-scene/1).
     Scene(PathBuf),
+    Image(PathBuf),
+    Video(PathBuf),
+    /// A camera by OpenCV index.
+    Camera(i32),
 }
 
 impl std::str::FromStr for Source {
@@ -90,13 +112,24 @@ impl std::str::FromStr for Source {
             }
             return Ok(Source::Scene(PathBuf::from(path)));
         }
-        if ["camera:", "video:", "image:"]
-            .iter()
-            .any(|p| s.starts_with(p))
-        {
-            return Err(OverlayError::UnsupportedSource(s.to_string()));
+        let bad = || OverlayError::BadSource(s.to_string());
+        let path = |p: &str| {
+            if p.is_empty() {
+                Err(bad())
+            } else {
+                Ok(PathBuf::from(p))
+            }
+        };
+        if let Some(p) = s.strip_prefix("image:") {
+            return Ok(Source::Image(path(p)?));
         }
-        Err(OverlayError::BadSource(s.to_string()))
+        if let Some(p) = s.strip_prefix("video:") {
+            return Ok(Source::Video(path(p)?));
+        }
+        if let Some(n) = s.strip_prefix("camera:") {
+            return n.parse().map(Source::Camera).map_err(|_| bad());
+        }
+        Err(bad())
     }
 }
 
@@ -106,7 +139,18 @@ impl Source {
         match self {
             Source::Demo => "demo".to_string(),
             Source::Scene(p) => p.display().to_string(),
+            Source::Image(p) => format!("image {}", p.display()),
+            Source::Video(p) => format!("video {}", p.display()),
+            Source::Camera(n) => format!("camera {n}"),
         }
+    }
+
+    /// Whether the table comes from detection (a worker thread) rather than a scene file.
+    pub fn is_live(&self) -> bool {
+        matches!(
+            self,
+            Source::Image(_) | Source::Video(_) | Source::Camera(_)
+        )
     }
 
     /// Reads and checks the scene and resolves it into table geometry.
@@ -114,6 +158,9 @@ impl Source {
         let text = match self {
             Source::Demo => DEMO_SCENE_JSON.to_string(),
             Source::Scene(path) => crate::files::read_text(path)?,
+            Source::Image(_) | Source::Video(_) | Source::Camera(_) => {
+                return Err(OverlayError::LiveSource(self.label()));
+            }
         };
         let scene_err = |source| OverlayError::Scene {
             origin: self.label(),
@@ -136,10 +183,21 @@ mod tests {
             "scene:a/b.json".parse::<Source>().ok(),
             Some(Source::Scene(PathBuf::from("a/b.json")))
         );
-        assert!(matches!(
-            "camera:0".parse::<Source>(),
-            Err(OverlayError::UnsupportedSource(_))
-        ));
+        assert_eq!("camera:0".parse::<Source>().ok(), Some(Source::Camera(0)));
+        assert_eq!(
+            "video:a.avi".parse::<Source>().ok(),
+            Some(Source::Video(PathBuf::from("a.avi")))
+        );
+        assert_eq!(
+            "image:f.jpg".parse::<Source>().ok(),
+            Some(Source::Image(PathBuf::from("f.jpg")))
+        );
+        for bad in ["camera:x", "camera:", "video:", "image:"] {
+            assert!(
+                matches!(bad.parse::<Source>(), Err(OverlayError::BadSource(_))),
+                "{bad}"
+            );
+        }
         assert!(matches!(
             "scene:".parse::<Source>(),
             Err(OverlayError::BadSource(_))

@@ -1,6 +1,7 @@
 //! The side panel: the pickers (ship, sides, template, obstacles) and each position's state
 //! with its reasons and margins in mm, worded like `hashmark roll`.
 
+use super::live::LiveView;
 use super::paint::{ILLEGAL, LEGAL};
 use super::state::{Judged, OverlayState, Sides, TEMPLATES};
 use crate::rules::{Landing, RollVerdict};
@@ -97,20 +98,36 @@ fn verdict_ui(ui: &mut Ui, v: &RollVerdict) {
 
 /// Shows the panel's widgets; changes go straight into `state`. True when the judge-mode
 /// button was clicked.
-pub fn panel_ui(ui: &mut Ui, state: &mut OverlayState, judged: &Judged, timings: &Timings) -> bool {
+pub fn panel_ui(
+    ui: &mut Ui,
+    state: &mut OverlayState,
+    judged: &Judged,
+    timings: &Timings,
+    live: Option<&LiveView>,
+) -> bool {
     ui.heading("hashmark");
     ui.label(format!("source: {}", state.source));
+    if let Some(live) = live {
+        live.panel_ui(ui);
+    }
     ui.separator();
 
-    let mut selected = state.selected();
+    let before = state.selected();
+    let mut selected = before;
     egui::ComboBox::from_label("ship (click, Tab)")
         .selected_text(state.selected_id().to_string())
         .show_ui(ui, |ui| {
             for (i, s) in state.table.ships.iter().enumerate() {
-                ui.selectable_value(&mut selected, i, format!("{} ({})", s.id, s.size));
+                ui.selectable_value(&mut selected, Some(i), format!("{} ({})", s.id, s.size));
             }
         });
-    state.select(selected);
+    // Only a real pick counts: re-selecting every frame would turn a live table's missing
+    // ship into "no choice".
+    if selected != before
+        && let Some(i) = selected
+    {
+        state.select(i);
+    }
 
     ui.horizontal(|ui| {
         ui.label("side (L R B):");
@@ -143,6 +160,18 @@ pub fn panel_ui(ui: &mut Ui, state: &mut OverlayState, judged: &Judged, timings:
                 .max_height(ui.available_height() - 70.0)
                 .show(ui, |ui| verdict_ui(ui, v));
         }
+        Err(_) if state.table.ships.is_empty() => {
+            ui.label("no ships on the table (yet)");
+        }
+        Err(_) if !state.has_selection() && !state.selected_id().is_empty() => {
+            ui.label(
+                RichText::new(format!(
+                    "{} is not in the latest scene (hidden or moved?); it is selected again when seen",
+                    state.selected_id()
+                ))
+                .color(super::paint::CLOSE),
+            );
+        }
         Err(e) => {
             ui.label(RichText::new(format!("cannot roll: {e}")).color(ILLEGAL));
         }
@@ -162,5 +191,8 @@ pub fn panel_ui(ui: &mut Ui, state: &mut OverlayState, judged: &Judged, timings:
         .small(),
     );
     ui.label(RichText::new("wheel: zoom, drag: pan, F: fit, C: centre on ship").small());
+    if live.is_some() {
+        ui.label(RichText::new("V: camera / table view").small());
+    }
     judge
 }

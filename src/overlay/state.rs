@@ -50,8 +50,13 @@ pub struct OverlayState {
     pub source: String,
     pub scene: Scene,
     pub table: Table,
-    /// Index into `table.ships`; the table always has a ship (checked in `new`).
-    selected: usize,
+    /// Index into `table.ships` of the chosen ship; `None` while it is not on the table (a
+    /// live table before the first ship is seen, or a chosen ship that detection lost).
+    selected: Option<usize>,
+    /// The id the user chose. Live scenes replace the table many times a second and may
+    /// reorder or briefly lose ships; the choice follows the id (tracker ids are stable),
+    /// never the index.
+    chosen: Option<String>,
     pub sides: Sides,
     pub template: RollTemplate,
     pub ignore_obstacles: bool,
@@ -69,34 +74,74 @@ impl OverlayState {
         if table.ships.is_empty() {
             return Err(OverlayError::NoShips);
         }
-        Ok(OverlayState {
+        let mut state = OverlayState::live(source, scene, table);
+        state.select(0);
+        Ok(state)
+    }
+
+    /// A state for a live source: the table may be empty (nothing detected yet), and the
+    /// first ship seen is selected unless `choose` picks one first.
+    pub fn live(source: String, scene: Scene, table: Table) -> OverlayState {
+        let mut state = OverlayState {
             source,
             scene,
             table,
-            selected: 0,
+            selected: None,
+            chosen: None,
             sides: Sides::Both,
             template: RollTemplate::Straight1,
             ignore_obstacles: false,
-        })
+        };
+        state.follow_choice();
+        state
     }
 
-    pub fn selected(&self) -> usize {
-        self.selected
+    /// The selected ship's index, `None` while the chosen ship is not on the table.
+    pub fn selected(&self) -> Option<usize> {
+        self.selected.filter(|&i| i < self.table.ships.len())
     }
 
+    /// The chosen ship's id (also while it is off the table); "" when none was chosen.
     pub fn selected_id(&self) -> &str {
-        // `selected` is always in range: `new` refuses an empty table and every setter
-        // checks; the fallback only keeps this total.
-        self.table
-            .ships
-            .get(self.selected)
-            .map_or("", |s| s.id.as_str())
+        match self.selected() {
+            Some(i) => self.table.ships[i].id.as_str(),
+            None => self.chosen.as_deref().unwrap_or(""),
+        }
+    }
+
+    /// Whether the chosen ship is on the table now.
+    pub fn has_selection(&self) -> bool {
+        self.selected().is_some()
     }
 
     /// Selects a ship by index; out of range is ignored.
     pub fn select(&mut self, index: usize) {
-        if index < self.table.ships.len() {
-            self.selected = index;
+        if let Some(s) = self.table.ships.get(index) {
+            self.selected = Some(index);
+            self.chosen = Some(s.id.clone());
+        }
+    }
+
+    /// Chooses a ship by id without checking that it is there (a live table may not show
+    /// it yet): it is selected whenever a scene has it.
+    pub fn choose(&mut self, id: &str) {
+        self.chosen = Some(id.to_string());
+        self.follow_choice();
+    }
+
+    /// Replaces the table with a newer one (a live source's next scene), keeping the chosen
+    /// ship by id and every option.
+    pub fn replace_table(&mut self, scene: Scene, table: Table) {
+        self.scene = scene;
+        self.table = table;
+        self.follow_choice();
+    }
+
+    /// Points `selected` at the chosen id; with nothing chosen yet, the first ship.
+    fn follow_choice(&mut self) {
+        match &self.chosen {
+            Some(id) => self.selected = self.table.ships.iter().position(|s| &s.id == id),
+            None => self.select(0),
         }
     }
 
@@ -104,7 +149,7 @@ impl OverlayState {
     pub fn select_id(&mut self, id: &str) -> Result<(), OverlayError> {
         match self.table.ships.iter().position(|s| s.id == id) {
             Some(i) => {
-                self.selected = i;
+                self.select(i);
                 Ok(())
             }
             None => Err(OverlayError::UnknownShip {
@@ -122,13 +167,14 @@ impl OverlayState {
 
     /// Tab: the next ship in scene order, wrapping round.
     pub fn next_ship(&mut self) {
-        self.selected = (self.selected + 1) % self.table.ships.len().max(1);
+        let n = self.table.ships.len().max(1);
+        self.select(self.selected.map_or(0, |i| (i + 1) % n));
     }
 
     /// Shift+Tab.
     pub fn previous_ship(&mut self) {
         let n = self.table.ships.len().max(1);
-        self.selected = (self.selected + n - 1) % n;
+        self.select(self.selected.map_or(0, |i| (i + n - 1) % n));
     }
 
     pub fn options(&self) -> RollOptions {
@@ -187,7 +233,7 @@ mod tests {
     fn select_by_id_checks_the_id() {
         let mut s = demo();
         s.select_id("s3").expect("s3");
-        assert_eq!(s.selected(), 2);
+        assert_eq!(s.selected(), Some(2));
         let e = s.select_id("zz").expect_err("unknown");
         assert!(e.to_string().contains("s1, s2"), "{e}");
         s.select(99);
@@ -221,6 +267,37 @@ mod tests {
         s.select_id("s3").expect("s3");
         s.template = RollTemplate::Bank1Forward;
         assert!(s.judge().verdict.is_err());
+    }
+
+    #[test]
+    fn a_new_table_keeps_the_choice_by_id_and_waits_for_a_lost_ship() {
+        let mut s = demo();
+        s.select_id("s3").expect("s3");
+        let (scene, mut table) = Source::Demo.load(Models::builtin()).expect("demo");
+        table.ships.reverse();
+        s.replace_table(scene.clone(), table.clone());
+        assert_eq!(s.selected_id(), "s3");
+        assert_eq!(s.selected(), Some(5));
+        table.ships.retain(|x| x.id != "s3");
+        s.replace_table(scene.clone(), table.clone());
+        assert_eq!((s.selected(), s.selected_id()), (None, "s3"));
+        assert!(s.judge().verdict.is_err());
+        let (_, full) = Source::Demo.load(Models::builtin()).expect("demo");
+        s.replace_table(scene, full);
+        assert_eq!((s.selected(), s.selected_id()), (Some(2), "s3"));
+    }
+
+    #[test]
+    fn a_live_state_starts_empty_and_selects_the_first_ship_seen() {
+        let (scene, mut table) = Source::Demo.load(Models::builtin()).expect("demo");
+        let full = table.clone();
+        table.ships.clear();
+        let mut s = OverlayState::live("live".into(), scene.clone(), table);
+        assert_eq!((s.selected(), s.selected_id()), (None, ""));
+        s.next_ship();
+        assert!(s.judge().verdict.is_err());
+        s.replace_table(scene, full);
+        assert_eq!(s.selected_id(), "s1");
     }
 
     #[test]

@@ -42,7 +42,7 @@ struct WindowApp {
 impl Drop for WindowApp {
     fn drop(&mut self) {
         if let Ok(mut s) = self.stats_out.lock() {
-            *s = Some(self.app.stats.summary());
+            *s = Some(self.app.summary());
         }
     }
 }
@@ -182,7 +182,13 @@ fn save_screenshot(
         "sides": app.state.sides.name(),
         "template": app.state.template.name(),
         "frames": frames,
-        "stats": app.stats.summary(),
+        "stats": app.summary(),
+        "ui": {
+            "fps": app.stats.fps(),
+            "frame_ms_mean": app.stats.ui_mean_ms(),
+            "frame_ms_max": app.stats.ui_max.as_secs_f64() * 1e3,
+        },
+        "live": app.live.as_ref().map(|l| l.to_json()),
         "verdict": verdict,
     });
     let mut side = path.as_os_str().to_owned();

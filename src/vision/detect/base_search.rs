@@ -351,7 +351,33 @@ pub fn occluders(
     ortho: &Mat,
     view: &OrthoView,
 ) -> Result<Vec<Vec<crate::geometry::Point>>, VisionError> {
-    let (_, large) = blobs_by_size(ortho, view)?;
+    // Only the play area counts: the view's margin shows the table's bright surround, one
+    // ring round the whole view whose box is the view itself; it would hide every ship
+    // from the tracker, and a hand reaching in from the edge would merge with it.
+    let mut inside = ortho.try_clone()?;
+    let m = ((-view.x0) / view.mm_per_px).round().max(0.0) as i32;
+    let (w, h) = (view.width, view.height);
+    let strips = if m > 0 && 2 * m < w.min(h) {
+        vec![
+            opencv::core::Rect::new(0, 0, w, m),
+            opencv::core::Rect::new(0, h - m, w, m),
+            opencv::core::Rect::new(0, 0, m, h),
+            opencv::core::Rect::new(w - m, 0, m, h),
+        ]
+    } else {
+        Vec::new()
+    };
+    for r in strips {
+        imgproc::rectangle(
+            &mut inside,
+            r,
+            opencv::core::Scalar::all(0.0),
+            imgproc::FILLED,
+            imgproc::LINE_8,
+            0,
+        )?;
+    }
+    let (_, large) = blobs_by_size(&inside, view)?;
     Ok(large
         .into_iter()
         .map(|[x0, y0, x1, y1]| {
