@@ -231,7 +231,7 @@ impl Gradients {
 /// bases' centres and are the most visible thing about a ship. Centres in table mm of the
 /// orthophoto's plane; a raised object appears displaced there (see [`under_blob`]).
 pub fn bright_blobs(ortho: &Mat, view: &OrthoView) -> Result<Vec<([f64; 2], f64)>, VisionError> {
-    let mut blobs = blobs_by_size(ortho, view)?.0;
+    let mut blobs = blobs_by_size(ortho, view, MINI_SURROUND_MM)?.0;
     // A miniature's painted stripe or a dark panel can split it in two; parts closer than
     // any two miniatures on touching small bases can be are one miniature.
     blobs.sort_by(|a, b| b.1.total_cmp(&a.1));
@@ -252,6 +252,10 @@ pub fn bright_blobs(ortho: &Mat, view: &OrthoView) -> Result<Vec<([f64; 2], f64)
     Ok(merged)
 }
 
+/// Surround widths (Gaussian sigma, mm) against which a miniature and a hand stand out.
+const MINI_SURROUND_MM: f64 = 20.0;
+const HAND_SURROUND_MM: f64 = 120.0;
+
 /// Blob parts closer than this (mm) are one miniature.
 const MERGE_MM: f64 = 22.0;
 
@@ -260,11 +264,12 @@ const MERGE_MM: f64 = 22.0;
 fn blobs_by_size(
     ortho: &Mat,
     view: &OrthoView,
+    surround_mm: f64,
 ) -> Result<(Vec<([f64; 2], f64)>, Vec<[f64; 4]>), VisionError> {
     let grey = to_grey(ortho)?;
     let mut f = Mat::default();
     grey.convert_to_def(&mut f, CV_32F)?;
-    // The surroundings' level: a Gaussian of 20 mm, computed at a quarter of the size.
+    // The surroundings' level: a Gaussian of `surround_mm`, computed at a quarter size.
     let (mut small, mut small_bg, mut bg) = (Mat::default(), Mat::default(), Mat::default());
     let full = f.size()?;
     imgproc::resize(
@@ -279,7 +284,7 @@ fn blobs_by_size(
         &small,
         &mut small_bg,
         opencv::core::Size::new(0, 0),
-        5.0 / view.mm_per_px,
+        surround_mm / 4.0 / view.mm_per_px,
     )?;
     imgproc::resize(&small_bg, &mut bg, full, 0.0, 0.0, imgproc::INTER_LINEAR)?;
     let (w, h) = (view.width, view.height);
@@ -377,7 +382,9 @@ pub fn occluders(
             0,
         )?;
     }
-    let (_, large) = blobs_by_size(&inside, view)?;
+    // A hand is far bigger than a miniature: against a 20 mm surround only its rim stands
+    // out, so it is looked for against a wide one.
+    let (_, large) = blobs_by_size(&inside, view, HAND_SURROUND_MM)?;
     Ok(large
         .into_iter()
         .map(|[x0, y0, x1, y1]| {

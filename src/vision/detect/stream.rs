@@ -9,7 +9,7 @@
 use super::Detector;
 use super::bases::{FoundBase, refit_bases, to_ships};
 use crate::geometry::{Point, Pose};
-use crate::scene::{ObstacleSpec, Scene};
+use crate::scene::{ObstacleSpec, Scene, ShipSpec};
 use crate::track::{ShipObservation, Tracker, TrackerOptions};
 use crate::vision::VisionError;
 use crate::vision::edges::Grey;
@@ -19,6 +19,12 @@ pub struct Stream<'a> {
     detector: Detector<'a>,
     tracker: Tracker,
     obstacles: Vec<ObstacleSpec>,
+    /// Where the bases were last measured (by the full search or the re-fit since): the
+    /// re-fit starts there, not at the tracker's smoothed poses, so that a ship the full
+    /// search found in a new place (or for the first time) is seen there again on the next
+    /// frame and the tracker believes it at once.
+    measured: Vec<ShipSpec>,
+    occluders: Vec<Vec<Point>>,
     frame: u64,
     /// A full detection every this many frames (1: every frame).
     pub full_every: u64,
@@ -37,6 +43,8 @@ impl<'a> Stream<'a> {
             detector,
             tracker: Tracker::new(TrackerOptions::default()),
             obstacles: Vec::new(),
+            measured: Vec::new(),
+            occluders: Vec::new(),
             frame: 0,
             full_every: full_every.max(1),
         }
@@ -48,8 +56,7 @@ impl<'a> Stream<'a> {
 
     /// Takes the next frame; returns the tracked scene.
     pub fn push(&mut self, frame: &Mat) -> Result<StreamFrame, VisionError> {
-        let known = self.tracker.ships();
-        let full = self.frame.is_multiple_of(self.full_every) || known.is_empty();
+        let full = self.frame.is_multiple_of(self.full_every) || self.measured.is_empty();
         self.frame += 1;
         let (observed, occluders) = if full {
             let d = self.detector.detect_full(frame)?;
@@ -71,6 +78,7 @@ impl<'a> Stream<'a> {
                 }
             }
             self.obstacles = obstacles;
+            self.occluders = d.occluders.clone();
             (d.bases, d.occluders)
         } else {
             self.detector.cal.check_frame(frame)?;
@@ -79,10 +87,13 @@ impl<'a> Stream<'a> {
                 &grey,
                 &self.detector.cal.camera,
                 self.detector.models,
-                &known,
+                &self.measured,
             );
-            (bases, Vec::new())
+            // The hand is looked for by the full search only; until the next one, what
+            // it covered stays covered.
+            (bases, self.occluders.clone())
         };
+        self.measured = to_ships(&observed, self.detector.cal.sigma_mm);
         let obs: Vec<ShipObservation> = observation(&observed, self.detector.cal.sigma_mm);
         let ships = self.tracker.update(&obs, &occluders);
         let mut scene = Scene::new(self.detector.cal.play_area);
