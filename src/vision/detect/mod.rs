@@ -167,6 +167,12 @@ impl<'a> Detector<'a> {
             .filter_map(|o| o.outline(self.models).ok())
             .collect();
         bases.retain(|b| !outlines.iter().any(|o| bases::point_in_polygon(b.blob, o)));
+        // Under a hand nothing is trusted: its fingers are bright blobs too.
+        let boxes: Vec<Vec<[f64; 2]>> = occluders
+            .iter()
+            .map(|o| o.iter().map(|p| [p.x, p.y]).collect())
+            .collect();
+        bases.retain(|b| !boxes.iter().any(|o| bases::point_in_polygon(b.blob, o)));
         scene.ships = bases::to_ships(&bases, self.cal.sigma_mm);
         // With the ships known, their miniatures are masked out of the obstacle search.
         if !scene.ships.is_empty() && scene.obstacles.iter().any(|o| o.model.is_none()) {
