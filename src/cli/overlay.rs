@@ -1,6 +1,10 @@
 //! `hashmark demo` and `hashmark overlay`: open the overlay window on a source.
 
 use super::Direction;
+use crate::calibration::ProjectorFile;
+use crate::calibration::files::CalibrationFile;
+use crate::overlay::projector::Projection;
+use crate::overlay::projector_output::ProjectorOutput;
 use crate::overlay::{OverlayApp, Sides, Source, WindowOptions, run_window};
 use crate::rules::RollTemplate;
 use anyhow::Context;
@@ -59,8 +63,42 @@ pub struct OverlayArgs {
     /// Live sources: a full search every this many frames, cheap re-fits between.
     #[arg(long, default_value_t = 5)]
     full_every: u64,
+    /// Open the projector output full screen in a second window (on monitor MONITOR, an
+    /// index in the system's monitor order; without it, where the system puts it). Key P
+    /// shows the projector calibration pattern there instead.
+    #[arg(long, value_name = "MONITOR", num_args = 0..=1)]
+    projector: Option<Option<usize>>,
+    /// The projector calibration (`hashmark calibrate projector`); read only with
+    /// --projector or --view projector.
+    #[arg(long, default_value = "calibration/projector.json")]
+    projector_calibration: PathBuf,
+    /// What the main window shows at start: the table (or live views), or the projector
+    /// image (key V switches; what --screenshot captures).
+    #[arg(long = "view", value_enum, default_value = "table")]
+    start_view: StartView,
     #[command(flatten)]
     view: ViewArgs,
+}
+
+/// The main window's first view.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StartView {
+    Table,
+    Projector,
+}
+
+/// The projector output, when asked for: its calibration is read here, before any window
+/// opens, so a missing or bad file is one line and exit 2.
+fn projector_output(a: &OverlayArgs) -> anyhow::Result<Option<ProjectorOutput>> {
+    if a.projector.is_none() && a.start_view != StartView::Projector {
+        return Ok(None);
+    }
+    let file = ProjectorFile::load(&a.projector_calibration)?;
+    let mut p = ProjectorOutput::new(Projection::from(&file));
+    p.viewport = a.projector.is_some();
+    p.monitor = a.projector.flatten();
+    p.in_main = a.start_view == StartView::Projector;
+    Ok(Some(p))
 }
 
 pub fn run_demo(args: &DemoArgs) -> anyhow::Result<()> {
@@ -70,11 +108,13 @@ pub fn run_demo(args: &DemoArgs) -> anyhow::Result<()> {
 
 pub fn run_overlay(args: &OverlayArgs) -> anyhow::Result<()> {
     let source: Source = args.source.parse().context("--source")?;
-    let app = if source.is_live() {
+    let projector = projector_output(args)?;
+    let mut app = if source.is_live() {
         live_app(&source, args)?
     } else {
         scene_app(&source, &args.view)?
     };
+    app.projector = projector;
     open(app, &source, &args.view)
 }
 

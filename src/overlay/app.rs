@@ -9,6 +9,8 @@ use super::judge::{JudgeAction, JudgeMode};
 use super::live::{LiveView, ViewMode};
 use super::paint::{Drawn, paint_table};
 use super::panel::{Timings, panel_ui};
+use super::projector::ProjectorScene;
+use super::projector_output::{ProjectorOutput, viewport_id};
 use super::state::{Judged, OverlayState, Sides, TEMPLATES};
 use super::transform::{Transform, ViewState};
 use eframe::egui::{self, Event, Key, Modifiers, RawInput, Sense, Ui};
@@ -100,6 +102,9 @@ pub struct OverlayApp {
     /// latency. `None` for a scene.
     pub live: Option<LiveView>,
     camera_drawn: CameraDrawn,
+    /// The projector output (`--projector`, `--view projector`): `None` without its
+    /// calibration.
+    pub projector: Option<ProjectorOutput>,
 }
 
 impl OverlayApp {
@@ -115,6 +120,7 @@ impl OverlayApp {
             judge: None,
             live: None,
             camera_drawn: CameraDrawn::default(),
+            projector: None,
         }
     }
 
@@ -279,10 +285,13 @@ impl OverlayApp {
             self.handle_keys(ui);
         }
         let centre_on_ship = ui.input_mut(|i| i.consume_key(Modifiers::NONE, Key::C));
-        if ui.input_mut(|i| i.consume_key(Modifiers::NONE, Key::V))
-            && let Some(live) = &mut self.live
+        if ui.input_mut(|i| i.consume_key(Modifiers::NONE, Key::V)) {
+            self.next_view();
+        }
+        if ui.input_mut(|i| i.consume_key(Modifiers::NONE, Key::P))
+            && let Some(p) = &mut self.projector
         {
-            live.mode = live.mode.next();
+            p.show_pattern = !p.show_pattern;
         }
 
         // The panel changes the choice, so judge after it; it shows the previous frame's
@@ -324,6 +333,11 @@ impl OverlayApp {
                     live_bar(ui, live);
                     live.mode
                 });
+                if self.projector.as_ref().is_some_and(|p| p.in_main) {
+                    self.projector_view(ui, &judged);
+                    self.last_judged = Some(judged);
+                    return;
+                }
                 match mode {
                     None | Some(ViewMode::Table) => self.table_view(ui, judged, centre_on_ship),
                     Some(ViewMode::Camera) => {
@@ -342,6 +356,74 @@ impl OverlayApp {
             live.pass_done();
         }
         self.stats.record(start, start.elapsed(), verdict_took);
+    }
+
+    /// Key V: the live views in turn (camera + table, camera, table), then the projector
+    /// view when there is a projector; on a scene source, table and projector.
+    fn next_view(&mut self) {
+        let projector = self.projector.as_mut();
+        match (projector, &mut self.live) {
+            (Some(p), _) if p.in_main => {
+                p.in_main = false;
+                if let Some(live) = &mut self.live {
+                    live.mode = ViewMode::Split;
+                }
+            }
+            (Some(p), None) => p.in_main = true,
+            (Some(p), Some(live)) if live.mode == ViewMode::Table => p.in_main = true,
+            (_, Some(live)) => live.mode = live.mode.next(),
+            (None, None) => {}
+        }
+    }
+
+    /// The projector image in `ui` (the main window's view, or the projector's viewport).
+    fn projector_view(&mut self, ui: &mut Ui, judged: &Judged) {
+        let Some(p) = &mut self.projector else {
+            return;
+        };
+        let (response, painter) = ui.allocate_painter(ui.available_size(), Sense::hover());
+        let shown = self.judge.as_ref().map_or(&self.state, |j| &j.frozen);
+        let projection = p.projection.clone();
+        let scene = ProjectorScene {
+            projection: &projection,
+            table: &shown.table,
+            selected: shown.selected(),
+            verdict: judged.verdict.as_ref().ok(),
+            show_bases: p.show_bases,
+        };
+        p.paint(ui.ctx(), &painter, response.rect, &scene);
+    }
+
+    /// The projector's own full-screen viewport, drawn with the verdict of the main
+    /// window's frame that just ran (call after [`OverlayApp::ui`]). P toggles the pattern
+    /// there too; closing it (Alt+F4) closes only it.
+    pub fn projector_viewport(&mut self, ctx: &egui::Context) {
+        let Some(builder) = self
+            .projector
+            .as_ref()
+            .filter(|p| p.viewport)
+            .map(|p| p.builder())
+        else {
+            return;
+        };
+        let Some(judged) = self.last_judged.clone() else {
+            return;
+        };
+        ctx.show_viewport_immediate(viewport_id(), builder, |ui, _class| {
+            if ui.input(|i| i.viewport().close_requested())
+                && let Some(p) = &mut self.projector
+            {
+                p.viewport = false;
+            }
+            if ui.input_mut(|i| i.consume_key(Modifiers::NONE, Key::P))
+                && let Some(p) = &mut self.projector
+            {
+                p.show_pattern = !p.show_pattern;
+            }
+            egui::CentralPanel::default()
+                .frame(egui::Frame::NONE)
+                .show(ui, |ui| self.projector_view(ui, &judged));
+        });
     }
 
     /// The frame with the scene over it; a click on a ship selects it. Returns the verdict

@@ -14,6 +14,10 @@
 //! worker thread, `feed` the one-slot mailbox it posts each frame's scene and picture to,
 //! `live` the UI's side of it (the newest scene into the state, the latency), and
 //! `camera_view` the frame with the scene projected over it.
+//!
+//! The projector output (`--projector`): `projector` maps table mm through the projector
+//! calibration and paints the outlines onto black; `projector_output` is where it shows (a
+//! full-screen second viewport, or the main window with V) and the calibration pattern (P).
 
 pub mod app;
 pub mod camera_view;
@@ -23,6 +27,8 @@ pub mod judge;
 pub mod live;
 pub mod paint;
 pub mod panel;
+pub mod projector;
+pub mod projector_output;
 #[cfg(feature = "vision")]
 pub mod source;
 pub mod state;

@@ -109,6 +109,7 @@ impl WindowApp {
 impl eframe::App for WindowApp {
     fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
         self.app.ui(ui);
+        self.app.projector_viewport(ui.ctx());
         self.frames = self.frames.saturating_add(1);
         let ctx = ui.ctx().clone();
         self.scripted(&ctx);
@@ -189,6 +190,18 @@ fn save_screenshot(
             "frame_ms_max": app.stats.ui_max.as_secs_f64() * 1e3,
         },
         "live": app.live.as_ref().map(|l| l.to_json()),
+        "projector": app.projector.as_ref().map(|p| {
+            let d = p.drawn();
+            serde_json::json!({
+                "size": p.projection.size,
+                "homography": p.projection.homography,
+                "in_main": p.in_main,
+                "pattern": p.show_pattern,
+                "image_rect_points": d.image_rect.map(|r| [r.min.x, r.min.y, r.max.x, r.max.y]),
+                "landings": d.landings.len(),
+                "templates": d.templates,
+            })
+        }),
         "verdict": verdict,
     });
     let mut side = path.as_os_str().to_owned();
