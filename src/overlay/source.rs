@@ -224,7 +224,13 @@ pub fn run_worker<S: FrameSource, D: FrameDetector>(
         };
         let grabbed = Instant::now();
         tx.set_status(SourceStatus::Running);
-        let detection = detector.push(&frame);
+        // A still image is a table that does not change: shown to the stream twice (the
+        // second time a cheap re-fit), so the tracker confirms what it holds.
+        let detection = if kind == Kind::Still {
+            detector.push(&frame).and_then(|_| detector.push(&frame))
+        } else {
+            detector.push(&frame)
+        };
         let detected = Instant::now();
         let image = display_image(&frame, opts.display_width).ok();
         tx.send(LiveFrame {
