@@ -455,3 +455,28 @@ fn the_camera_view_picture_is_rgb_and_at_most_the_display_width() {
     let small = source::display_image(&frame, 4000).expect("picture");
     assert_eq!(small.image.size, [2000, 100]);
 }
+
+/// Counts the frames it is shown.
+struct Counting(Arc<Mutex<usize>>);
+
+impl FrameDetector for Counting {
+    fn push(&mut self, _frame: &Mat) -> Result<Detected, String> {
+        *self.0.lock().expect("count") += 1;
+        Ok(Detected {
+            scene: Scene::new(PLAY),
+            full_search: true,
+        })
+    }
+}
+
+#[test]
+fn a_still_image_is_shown_to_the_stream_twice_so_the_tracker_confirms_its_ships() {
+    let (tx, rx) = feed();
+    let count = Arc::new(Mutex::new(0));
+    let mut s = Script::new(Kind::Still, &[true], &[true]);
+    let c = count.clone();
+    let end = run_worker(&mut s, move || Ok(Counting(c)), &tx, &quick());
+    assert!(!matches!(end, WorkerEnd::Failed(_)), "{end:?}");
+    assert_eq!(*count.lock().expect("count"), 2, "pushed twice");
+    assert_eq!(rx.counts().sent, 1, "one scene posted");
+}
