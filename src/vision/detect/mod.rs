@@ -79,8 +79,10 @@ impl Calibrated {
     }
 }
 
-/// One frame's findings: the scene, the bases with their fits, and the table-mm outlines
-/// of anything large hiding the table (a hand), for the tracker.
+/// One frame's findings: the scene, the bases with their fits, and the table-mm boxes of
+/// large bright regions that may be a hand over the table. One frame cannot tell a hand
+/// from a planet printed on the mat; a stream can (see `stream`), so the boxes are only
+/// candidates here.
 pub struct Detection {
     pub scene: Scene,
     pub bases: Vec<bases::FoundBase>,
@@ -167,12 +169,7 @@ impl<'a> Detector<'a> {
             .filter_map(|o| o.outline(self.models).ok())
             .collect();
         bases.retain(|b| !outlines.iter().any(|o| bases::point_in_polygon(b.blob, o)));
-        // Under a hand nothing is trusted: its fingers are bright blobs too.
-        let boxes: Vec<Vec<[f64; 2]>> = occluders
-            .iter()
-            .map(|o| o.iter().map(|p| [p.x, p.y]).collect())
-            .collect();
-        bases.retain(|b| !boxes.iter().any(|o| bases::point_in_polygon(b.blob, o)));
+
         scene.ships = bases::to_ships(&bases, self.cal.sigma_mm);
         // With the ships known, their miniatures are masked out of the obstacle search.
         if !scene.ships.is_empty() && scene.obstacles.iter().any(|o| o.model.is_none()) {

@@ -25,6 +25,10 @@ pub struct Stream<'a> {
     /// frame and the tracker believes it at once.
     measured: Vec<ShipSpec>,
     occluders: Vec<Vec<Point>>,
+    /// Large bright regions of the first full search: the mat's own art (a planet, a
+    /// nebula), assuming the stream starts without a hand over the table. Later ones that
+    /// match none of these are a hand.
+    table_art: Option<Vec<Vec<Point>>>,
     frame: u64,
     /// A full detection every this many frames (1: every frame).
     pub full_every: u64,
@@ -45,6 +49,7 @@ impl<'a> Stream<'a> {
             obstacles: Vec::new(),
             measured: Vec::new(),
             occluders: Vec::new(),
+            table_art: None,
             frame: 0,
             full_every: full_every.max(1),
         }
@@ -78,8 +83,15 @@ impl<'a> Stream<'a> {
                 }
             }
             self.obstacles = obstacles;
-            self.occluders = d.occluders.clone();
-            (d.bases, d.occluders)
+            let art = self.table_art.get_or_insert_with(|| d.occluders.clone());
+            let hands: Vec<Vec<Point>> = d
+                .occluders
+                .iter()
+                .filter(|o| !art.iter().any(|a| overlap(a, o) > 0.5))
+                .cloned()
+                .collect();
+            self.occluders = hands.clone();
+            (d.bases, hands)
         } else {
             self.detector.cal.check_frame(frame)?;
             let grey = Grey::from_mat(frame)?;
@@ -129,4 +141,26 @@ fn inside(poly: &[Point], p: [f64; 2]) -> bool {
         }
     }
     inside
+}
+
+/// Intersection over union of two axis-aligned boxes given as corner rings.
+fn overlap(a: &[Point], b: &[Point]) -> f64 {
+    let bounds = |r: &[Point]| {
+        r.iter().fold(
+            [
+                f64::INFINITY,
+                f64::INFINITY,
+                f64::NEG_INFINITY,
+                f64::NEG_INFINITY,
+            ],
+            |m, p| [m[0].min(p.x), m[1].min(p.y), m[2].max(p.x), m[3].max(p.y)],
+        )
+    };
+    let (a, b) = (bounds(a), bounds(b));
+    let iw = (a[2].min(b[2]) - a[0].max(b[0])).max(0.0);
+    let ih = (a[3].min(b[3]) - a[1].max(b[1])).max(0.0);
+    let inter = iw * ih;
+    let area = |m: [f64; 4]| (m[2] - m[0]).max(0.0) * (m[3] - m[1]).max(0.0);
+    let union = area(a) + area(b) - inter;
+    if union > 0.0 { inter / union } else { 0.0 }
 }
