@@ -306,30 +306,9 @@ fn print_camera_report(r: &camera::CameraReport, distance: f64) {
     if !empty.is_empty() {
         println!(
             "  the board was never seen in {}: add views there",
-            regions(&empty)
+            plots::region_names(&empty)
         );
     }
-}
-
-/// Names the parts of the image that the cells fall in.
-fn regions(cells: &[(usize, usize)]) -> String {
-    let mut names: Vec<&str> = cells
-        .iter()
-        .map(|&(i, j)| match (j * 3 / 6, i * 3 / 8) {
-            (0, 0) => "top left",
-            (0, 1) => "top",
-            (0, _) => "top right",
-            (1, 0) => "left",
-            (1, 1) => "centre",
-            (1, _) => "right",
-            (_, 0) => "bottom left",
-            (_, 1) => "bottom",
-            _ => "bottom right",
-        })
-        .collect();
-    names.sort();
-    names.dedup();
-    names.join(", ")
 }
 
 fn live_views(
@@ -390,7 +369,7 @@ fn live_views(
                     if empty.is_empty() {
                         "the whole image is covered".to_string()
                     } else {
-                        format!("still needed: {}", regions(&empty))
+                        format!("still needed: {}", plots::region_names(&empty))
                     }
                 );
             }

@@ -142,7 +142,10 @@ fn scene_app(source: &Source, v: &ViewArgs) -> anyhow::Result<OverlayApp> {
 /// in the window.
 #[cfg(feature = "vision")]
 fn live_app(source: &Source, a: &OverlayArgs) -> anyhow::Result<OverlayApp> {
+    use crate::overlay::calibrate::CalibratePanel;
+    use crate::overlay::frame_slot::FrameSlot;
     use crate::overlay::source::{self, LiveConfig, LiveSource, WorkerOptions};
+    use opencv::prelude::*;
     let live = match source {
         Source::Image(p) => LiveSource::Image(p.clone()),
         Source::Video(p) => LiveSource::Video(p.clone()),
@@ -165,24 +168,55 @@ fn live_app(source: &Source, a: &OverlayArgs) -> anyhow::Result<OverlayApp> {
         }
         None => None,
     };
+    let frames = FrameSlot::new();
     let (view, _worker) = source::start(LiveConfig {
-        source: live,
+        source: live.clone(),
         calibration,
-        background,
+        background: match &background {
+            Some(bg) => Some(bg.try_clone()?),
+            None => None,
+        },
         full_every: a.full_every,
         options: WorkerOptions::default(),
+        frames: frames.clone(),
     })?;
     // The worker stops by itself when the window closes (the feed's receiver is dropped);
     // it is not joined, so a camera stuck in a read cannot hold up the exit.
     let v = &a.view;
-    Ok(OverlayApp::live(
+    let mut app = OverlayApp::live(
         source.label(),
         view,
         v.select.as_deref(),
         sides(v),
         v.template,
         v.ignore_obstacles,
-    ))
+    );
+    app.calibrate = Some(CalibratePanel::new(
+        a.calibration.clone(),
+        a.projector_calibration.clone(),
+        frames.clone(),
+    ));
+    // After the panel rewrote table.json: the same source, detected with the new files.
+    let (dir, full_every) = (a.calibration.clone(), a.full_every);
+    app.restart_live = Some(Box::new(move || {
+        let background =
+            match &background {
+                Some(bg) => Some(bg.try_clone().map_err(|e| {
+                    crate::overlay::OverlayError::Worker(format!("background: {e}"))
+                })?),
+                None => None,
+            };
+        let (view, _worker) = source::start(LiveConfig {
+            source: live.clone(),
+            calibration: source::load_calibration(&dir)?,
+            background,
+            full_every,
+            options: WorkerOptions::default(),
+            frames: frames.clone(),
+        })?;
+        Ok(view)
+    }));
+    Ok(app)
 }
 
 #[cfg(not(feature = "vision"))]

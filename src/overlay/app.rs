@@ -105,7 +105,18 @@ pub struct OverlayApp {
     /// The projector output (`--projector`, `--view projector`): `None` without its
     /// calibration.
     pub projector: Option<ProjectorOutput>,
+    /// The calibration panel (key K): on live sources only, where there are frames.
+    #[cfg(feature = "vision")]
+    pub calibrate: Option<super::calibrate::CalibratePanel>,
+    /// Starts detection again from the calibration files (after the panel rewrote
+    /// table.json): a new worker replaces the live view. `None`: a restart by hand.
+    #[cfg(feature = "vision")]
+    pub restart_live: Option<RestartLive>,
 }
+
+/// See [`OverlayApp::restart_live`].
+#[cfg(feature = "vision")]
+pub type RestartLive = Box<dyn FnMut() -> Result<LiveView, OverlayError>>;
 
 impl OverlayApp {
     pub fn new(state: OverlayState) -> OverlayApp {
@@ -121,6 +132,10 @@ impl OverlayApp {
             live: None,
             camera_drawn: CameraDrawn::default(),
             projector: None,
+            #[cfg(feature = "vision")]
+            calibrate: None,
+            #[cfg(feature = "vision")]
+            restart_live: None,
         }
     }
 
@@ -293,6 +308,14 @@ impl OverlayApp {
         {
             p.show_pattern = !p.show_pattern;
         }
+        #[cfg(feature = "vision")]
+        if !ui.ctx().egui_wants_keyboard_input()
+            && ui.input_mut(|i| i.consume_key(Modifiers::NONE, Key::K))
+        {
+            self.toggle_calibrate();
+        }
+        #[cfg(feature = "vision")]
+        self.calibration_effects();
 
         // The panel changes the choice, so judge after it; it shows the previous frame's
         // verdict for the one frame in which a widget changed something.
@@ -329,10 +352,15 @@ impl OverlayApp {
         egui::CentralPanel::default()
             .frame(egui::Frame::NONE)
             .show(ui, |ui| {
+                let can_calibrate = self.can_calibrate();
+                let mut calibrate = false;
                 let mode = self.live.as_mut().map(|live| {
-                    live_bar(ui, live);
+                    calibrate = live_bar(ui, live, can_calibrate);
                     live.mode
                 });
+                if calibrate {
+                    self.toggle_calibrate();
+                }
                 if self.projector.as_ref().is_some_and(|p| p.in_main) {
                     self.projector_view(ui, &judged);
                     self.last_judged = Some(judged);
@@ -352,10 +380,68 @@ impl OverlayApp {
                     }
                 }
             });
+        #[cfg(feature = "vision")]
+        if let Some(c) = &mut self.calibrate {
+            c.show(ui.ctx(), self.projector.as_mut());
+        }
         if let Some(live) = &mut self.live {
             live.pass_done();
         }
         self.stats.record(start, start.elapsed(), verdict_took);
+    }
+
+    /// Whether there is a calibration panel to open.
+    fn can_calibrate(&self) -> bool {
+        #[cfg(feature = "vision")]
+        return self.calibrate.is_some();
+        #[cfg(not(feature = "vision"))]
+        false
+    }
+
+    /// Key K, or "Calibrate…": opens or closes the calibration panel.
+    pub fn toggle_calibrate(&mut self) {
+        #[cfg(feature = "vision")]
+        if let Some(c) = &mut self.calibrate {
+            c.toggle();
+        }
+    }
+
+    /// What the panel's finished actions mean for the app: a new table.json restarts
+    /// detection on it (the worker's detector is built from the files once, at its start,
+    /// so a restart is the one way in); a new projector.json is mapped through at once.
+    #[cfg(feature = "vision")]
+    fn calibration_effects(&mut self) {
+        use super::calibrate::Effect;
+        let Some(c) = &mut self.calibrate else {
+            return;
+        };
+        for e in c.poll() {
+            match e {
+                Effect::TableSaved => {
+                    let note = match &mut self.restart_live {
+                        None => "restart the overlay to detect with the new table".to_string(),
+                        Some(restart) => match restart() {
+                            Ok(mut view) => {
+                                if let Some(old) = &self.live {
+                                    view.mode = old.mode;
+                                }
+                                // Dropping the old view stops its worker.
+                                self.live = Some(view);
+                                "detection restarted with the new table".to_string()
+                            }
+                            Err(e) => format!("detection not restarted: {e}"),
+                        },
+                    };
+                    c.table_note = Some(note);
+                }
+                Effect::ProjectorSaved(file) => {
+                    if let Some(p) = &mut self.projector {
+                        p.projection = super::projector::Projection::from(&file);
+                        p.show_pattern = false;
+                    }
+                }
+            }
+        }
     }
 
     /// Key V: the live views in turn (camera + table, camera, table), then the projector
@@ -542,8 +628,9 @@ impl OverlayApp {
 }
 
 /// Above a live source's views: the status banner (red while a camera is lost or the
-/// source failed) and the view tabs.
-fn live_bar(ui: &mut Ui, live: &mut LiveView) {
+/// source failed), the view tabs and, where it can be used, "Calibrate…" (whether it was
+/// clicked).
+fn live_bar(ui: &mut Ui, live: &mut LiveView, can_calibrate: bool) -> bool {
     if let Some((text, alarm)) = live.status.banner() {
         let (fill, ink) = if alarm {
             (super::paint::ILLEGAL, egui::Color32::WHITE)
@@ -563,5 +650,7 @@ fn live_bar(ui: &mut Ui, live: &mut LiveView) {
             ui.selectable_value(&mut live.mode, m, m.name());
         }
         ui.label(egui::RichText::new("(V)").small());
-    });
+        can_calibrate && ui.button("Calibrate… (K)").clicked()
+    })
+    .inner
 }

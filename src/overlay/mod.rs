@@ -20,8 +20,12 @@
 //! full-screen second viewport, or the main window with V) and the calibration pattern (P).
 
 pub mod app;
+#[cfg(feature = "vision")]
+pub mod calibrate;
 pub mod camera_view;
 pub mod feed;
+#[cfg(feature = "vision")]
+pub mod frame_slot;
 pub mod hit;
 pub mod judge;
 pub mod live;

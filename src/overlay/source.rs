@@ -23,6 +23,7 @@ use super::OverlayError;
 use super::feed::{
     Detected, FeedReceiver, FeedSender, LiveFrame, LiveImage, Projector, SourceStatus, feed,
 };
+use super::frame_slot::{FrameSlot, Tee};
 use super::live::LiveView;
 use crate::Models;
 use crate::vision::VisionError;
@@ -399,6 +400,8 @@ pub struct LiveConfig {
     /// A full search every this many frames, re-fits between.
     pub full_every: u64,
     pub options: WorkerOptions,
+    /// Where the full frames go for the calibration panel (see `frame_slot`).
+    pub frames: FrameSlot,
 }
 
 /// Loads the calibration directory with a message that names it.
@@ -426,11 +429,15 @@ pub fn spawn(config: LiveConfig) -> Result<(FeedReceiver, JoinHandle<WorkerEnd>)
         background,
         full_every,
         options,
+        frames,
     } = config;
     let handle = std::thread::Builder::new()
         .name("hashmark-detect".into())
         .spawn(move || {
-            let mut capture = Capture::new(source);
+            let mut capture = Tee {
+                inner: Capture::new(source),
+                slot: frames,
+            };
             let make = move || {
                 let mut d = Detector::new(calibration, Models::builtin())
                     .map_err(|e| format!("detection setup: {e}"))?;

@@ -24,6 +24,29 @@ pub fn empty_cells(points: &[[f64; 2]], image_size: [u32; 2]) -> Vec<(usize, usi
     out
 }
 
+/// Names the parts of the image that the cells (of `empty_cells`) fall in, e.g. "top
+/// left, centre": what the CLI's live mode and the overlay's calibration panel tell the
+/// user to cover next.
+pub fn region_names(cells: &[(usize, usize)]) -> String {
+    let mut names: Vec<&str> = cells
+        .iter()
+        .map(|&(i, j)| match (j * 3 / 6, i * 3 / 8) {
+            (0, 0) => "top left",
+            (0, 1) => "top",
+            (0, _) => "top right",
+            (1, 0) => "left",
+            (1, 1) => "centre",
+            (1, _) => "right",
+            (_, 0) => "bottom left",
+            (_, 1) => "bottom",
+            _ => "bottom right",
+        })
+        .collect();
+    names.sort();
+    names.dedup();
+    names.join(", ")
+}
+
 fn cell_counts(points: &[[f64; 2]], image_size: [u32; 2]) -> Vec<usize> {
     let mut counts = vec![0usize; GRID.0 * GRID.1];
     for p in points {
