@@ -72,6 +72,10 @@ pub struct OverlayArgs {
     /// --projector or --view projector.
     #[arg(long, default_value = "calibration/projector.json")]
     projector_calibration: PathBuf,
+    /// The projector's output size, used before it is calibrated (no projector.json yet):
+    /// the window then starts on the calibration pattern (K -> Projector to solve).
+    #[arg(long, default_value = "1920x1080")]
+    projector_size: String,
     /// What the main window shows at start: the table (or live views), or the projector
     /// image (key V switches; what --screenshot captures).
     #[arg(long = "view", value_enum, default_value = "table")]
@@ -93,8 +97,32 @@ fn projector_output(a: &OverlayArgs) -> anyhow::Result<Option<ProjectorOutput>> 
     if a.projector.is_none() && a.start_view != StartView::Projector {
         return Ok(None);
     }
-    let file = ProjectorFile::load(&a.projector_calibration)?;
-    let mut p = ProjectorOutput::new(Projection::from(&file));
+    // First-time set-up: with --projector and no file yet, the projector shows the
+    // calibration pattern over a placeholder mapping until the panel's projector step
+    // (K) solves and saves the real one. Any other problem with the file is refused.
+    let first_time = a.projector.is_some() && !a.projector_calibration.exists();
+    let projection = if first_time {
+        let (w, h) = a
+            .projector_size
+            .split_once('x')
+            .and_then(|(w, h)| Some((w.trim().parse::<u32>().ok()?, h.trim().parse::<u32>().ok()?)))
+            .filter(|(w, h)| *w >= 16 && *h >= 16)
+            .with_context(|| {
+                format!(
+                    "--projector-size must look like 1920x1080, not \"{}\"",
+                    a.projector_size
+                )
+            })?;
+        eprintln!(
+            "{} does not exist yet: the projector shows the calibration pattern; press K, then Projector, to calibrate it",
+            a.projector_calibration.display()
+        );
+        Projection::placeholder([w, h], crate::Models::builtin().play_areas.standard())
+    } else {
+        Projection::from(&ProjectorFile::load(&a.projector_calibration)?)
+    };
+    let mut p = ProjectorOutput::new(projection);
+    p.show_pattern = first_time;
     p.viewport = a.projector.is_some();
     p.monitor = a.projector.flatten();
     p.in_main = a.start_view == StartView::Projector;

@@ -41,6 +41,24 @@ pub struct Projection {
     pub homography: [[f64; 3]; 3],
 }
 
+impl Projection {
+    /// A stand-in before calibration: the play area centred in the projector image with a
+    /// margin, y up. Nothing drawn through it lines up with the table; it only lets the
+    /// window open so that the calibration pattern can be shown and photographed.
+    pub fn placeholder(size: [u32; 2], play: crate::geometry::PlayArea) -> Projection {
+        let (w, h) = (f64::from(size[0]), f64::from(size[1]));
+        let k = 0.9 * (w / play.width_mm).min(h / play.height_mm);
+        let (ox, oy) = (
+            (w - k * play.width_mm) / 2.0,
+            (h + k * play.height_mm) / 2.0,
+        );
+        Projection {
+            size,
+            homography: [[k, 0.0, ox], [0.0, -k, oy], [0.0, 0.0, 1.0]],
+        }
+    }
+}
+
 impl From<&ProjectorFile> for Projection {
     fn from(f: &ProjectorFile) -> Projection {
         Projection {
@@ -202,6 +220,29 @@ pub fn paint_projector(painter: &Painter, view: Rect, s: &ProjectorScene) -> Pro
         }
     }
     drawn
+}
+
+#[cfg(test)]
+mod placeholder_tests {
+    use super::*;
+
+    #[test]
+    fn placeholder_centres_the_play_area() {
+        let play = crate::geometry::PlayArea {
+            width_mm: 914.4,
+            height_mm: 914.4,
+        };
+        let p = Projection::placeholder([1920, 1080], play);
+        let at = |x, y| {
+            crate::calibration::files::apply_homography(&p.homography, x, y).expect("finite")
+        };
+        let (c, lo, hi) = (at(457.2, 457.2), at(0.0, 0.0), at(914.4, 914.4));
+        assert!((c[0] - 960.0).abs() < 1e-9 && (c[1] - 540.0).abs() < 1e-9);
+        assert!(
+            (lo[1] - 1026.0).abs() < 1e-9 && (hi[1] - 54.0).abs() < 1e-9,
+            "{lo:?} {hi:?}"
+        );
+    }
 }
 
 #[cfg(test)]
