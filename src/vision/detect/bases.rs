@@ -63,35 +63,22 @@ pub struct Views<'a> {
     pub grads: &'a Gradients,
 }
 
-/// Every base on the play area.
-pub fn find_bases(
-    views: &Views,
-    camera: &Camera,
-    play: &PlayArea,
-    models: &Models,
-    obstacles: &[Vec<[f64; 2]>],
-) -> Result<Vec<FoundBase>, VisionError> {
-    let Views {
-        frame,
-        grey,
-        ortho,
-        grads,
-    } = *views;
-    let z = models.bases.base_top_height_mm;
-    let sizes = [BaseSize::Small, BaseSize::Medium, BaseSize::Large];
-    let halves: Vec<(BaseSize, f64)> = sizes
-        .iter()
-        .map(|s| (*s, models.bases.get(*s).width_mm / 2.0))
-        .collect();
-    let shape = BaseShape::from_models(models);
-    let mut verified: Vec<(f64, FoundBase)> = Vec::new();
-    let blobs = bright_blobs(ortho, &grads.view)?;
-    for (blob, _) in blobs {
-        // A rock is a bright blob too; one that matched an obstacle outline is not a ship.
-        let below = under_blob(camera, blob, z, 0.0);
-        if obstacles.iter().any(|o| point_in_polygon(below, o)) {
-            continue;
-        }
+/// What the search for one blob's base reads.
+struct Search<'a> {
+    views: &'a Views<'a>,
+    camera: &'a Camera,
+    shape: &'a BaseShape,
+    halves: &'a [(BaseSize, f64)],
+    z: f64,
+}
+
+impl Search<'_> {
+    /// The base under one miniature blob, if one fits.
+    fn base_under(&self, blob: [f64; 2]) -> Option<FoundBase> {
+        let Views {
+            frame, grey, grads, ..
+        } = *self.views;
+        let (camera, shape, halves, z) = (self.camera, self.shape, self.halves, self.z);
         let mut best: Option<(f64, FoundBase)> = None;
         // The miniature's height is not known (25-50 mm): search under its middle height
         // far enough to cover the others; the best coarse outline of each size gets a fit.
@@ -104,7 +91,7 @@ pub fn find_bases(
             under_blob(camera, blob, z, MINI_HIGH_MM),
         );
         let mut starts = Vec::new();
-        for &(size, half) in &halves {
+        for &(size, half) in halves {
             for (centre, angle, score) in
                 grads.coarse_poses(centre0, half, RIM_PRIOR_MM, SEARCH_MM, 4)
             {
@@ -158,10 +145,62 @@ pub fn find_bases(
                 },
             ));
         }
-        if let Some(b) = best {
-            verified.push((b.1.quality, b.1));
-        }
+        best.map(|b| b.1)
     }
+}
+
+/// Every base on the play area.
+pub fn find_bases(
+    views: &Views,
+    camera: &Camera,
+    play: &PlayArea,
+    models: &Models,
+    obstacles: &[Vec<[f64; 2]>],
+) -> Result<Vec<FoundBase>, VisionError> {
+    let Views { ortho, grads, .. } = *views;
+    let z = models.bases.base_top_height_mm;
+    let sizes = [BaseSize::Small, BaseSize::Medium, BaseSize::Large];
+    let halves: Vec<(BaseSize, f64)> = sizes
+        .iter()
+        .map(|s| (*s, models.bases.get(*s).width_mm / 2.0))
+        .collect();
+    let shape = BaseShape::from_models(models);
+    let blobs: Vec<[f64; 2]> = bright_blobs(ortho, &grads.view)?
+        .into_iter()
+        .map(|(blob, _)| blob)
+        // A rock is a bright blob too; one that matched an obstacle outline is not a ship.
+        .filter(|blob| {
+            let below = under_blob(camera, *blob, z, 0.0);
+            !obstacles.iter().any(|o| point_in_polygon(below, o))
+        })
+        .collect();
+    let search = Search {
+        views,
+        camera,
+        shape: &shape,
+        halves: &halves,
+        z,
+    };
+    // The blobs are independent: half on each core.
+    let (a, b) = blobs.split_at(blobs.len() / 2);
+    let (first, second) = std::thread::scope(|s| {
+        let h = s.spawn(|| {
+            a.iter()
+                .filter_map(|blob| search.base_under(*blob))
+                .collect::<Vec<_>>()
+        });
+        let second: Vec<FoundBase> = b
+            .iter()
+            .filter_map(|blob| search.base_under(*blob))
+            .collect();
+        (h.join(), second)
+    });
+    let mut verified: Vec<(f64, FoundBase)> = first
+        .map_err(|_| VisionError::Invalid("base search failed".into()))?
+        .into_iter()
+        .chain(second)
+        .map(|b| (b.quality, b))
+        .collect();
     // Bases cannot overlap: of two that would, the better supported stays.
     verified.sort_by(|a, b| b.0.total_cmp(&a.0));
     let mut found: Vec<FoundBase> = Vec::new();
