@@ -123,7 +123,7 @@ impl Search<'_> {
                 angle,
                 half,
             };
-            let Some(fit) = fit_base(grey, camera, &shape, guess, MIN_CONTRAST) else {
+            let Some(fit) = fit_base(grey, camera, shape, guess, MIN_CONTRAST) else {
                 continue;
             };
             let quality = fit_quality(&fit);
