@@ -108,7 +108,18 @@ impl Search<'_> {
         // corner explains only part of the outline and scores less.
         starts.sort_by(|a, b| b.0.total_cmp(&a.0));
         let top = starts.first().map_or(0.0, |s| s.0);
-        for &(score, size, half, centre, angle) in starts.iter().take(MAX_FITS) {
+        // The best few, and the best of every size (four starts of one size can fill the
+        // few, and a bigger base's own start must get its chance).
+        let mut tried: Vec<usize> = (0..starts.len().min(MAX_FITS)).collect();
+        for &(size, _) in halves {
+            if let Some(i) = starts.iter().position(|s| s.1 == size)
+                && !tried.contains(&i)
+            {
+                tried.push(i);
+            }
+        }
+        tried.sort_unstable();
+        for &(score, size, half, centre, angle) in tried.iter().map(|i| &starts[*i]) {
             // A bigger square whose outline scores nearly as well wins over a smaller one
             // (a small square fits inside a big base's corner; the reverse needs edges
             // that are not there).
