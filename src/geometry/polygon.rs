@@ -73,8 +73,57 @@ pub fn to_pairs(ring: &[Point]) -> Vec<[f64; 2]> {
     ring.iter().map(|p| [p.x, p.y]).collect()
 }
 
+/// Distance from `p` to the segment a-b (plain pairs: the measuring code works on them).
+pub fn segment_distance(p: [f64; 2], a: [f64; 2], b: [f64; 2]) -> f64 {
+    let (dx, dy) = (b[0] - a[0], b[1] - a[1]);
+    let len2 = dx * dx + dy * dy;
+    let t = if len2 > 0.0 {
+        (((p[0] - a[0]) * dx + (p[1] - a[1]) * dy) / len2).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    (p[0] - a[0] - t * dx).hypot(p[1] - a[1] - t * dy)
+}
+
+/// Distance from `p` to a closed ring's boundary.
+pub fn ring_distance(p: [f64; 2], ring: &[[f64; 2]]) -> f64 {
+    (0..ring.len())
+        .map(|i| segment_distance(p, ring[i], ring[(i + 1) % ring.len()]))
+        .fold(f64::INFINITY, f64::min)
+}
+
+/// Whether `p` lies inside a closed ring (even-odd rule; the boundary is either side).
+pub fn ring_contains(ring: &[[f64; 2]], p: [f64; 2]) -> bool {
+    let mut inside = false;
+    let n = ring.len();
+    for i in 0..n {
+        let (a, b) = (ring[i], ring[(i + 1) % n]);
+        if (a[1] > p[1]) != (b[1] > p[1]) {
+            let x = a[0] + (p[1] - a[1]) / (b[1] - a[1]) * (b[0] - a[0]);
+            if p[0] < x {
+                inside = !inside;
+            }
+        }
+    }
+    inside
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn distances_and_containment() {
+        let sq = [[0.0, 0.0], [10.0, 0.0], [10.0, 10.0], [0.0, 10.0]];
+        assert_eq!(
+            super::segment_distance([5.0, 3.0], [0.0, 0.0], [10.0, 0.0]),
+            3.0
+        );
+        assert_eq!(
+            super::segment_distance([-3.0, 4.0], [0.0, 0.0], [10.0, 0.0]),
+            5.0
+        );
+        assert_eq!(super::ring_distance([5.0, 8.0], &sq), 2.0);
+        assert!(super::ring_contains(&sq, [5.0, 5.0]) && !super::ring_contains(&sq, [11.0, 5.0]));
+    }
     use super::*;
 
     #[test]

@@ -5,6 +5,7 @@ use super::base_fit::{BaseFit, BaseGuess, BaseShape, RIM_PRIOR_MM, fit_base};
 use super::base_search::{Gradients, bright_blobs, under_blob};
 use super::facing::facing;
 use crate::geometry::PlayArea;
+use crate::geometry::polygon::{ring_contains, segment_distance};
 use crate::models::{BaseSize, Models};
 use crate::scene::{Quality, ShipSpec};
 use crate::vision::edges::Grey;
@@ -182,7 +183,7 @@ pub fn find_bases(
         // A rock is a bright blob too; one that matched an obstacle outline is not a ship.
         .filter(|blob| {
             let below = under_blob(camera, *blob, z, 0.0);
-            !obstacles.iter().any(|o| point_in_polygon(below, o))
+            !obstacles.iter().any(|o| ring_contains(o, below))
         })
         .collect();
     let search = Search {
@@ -295,22 +296,6 @@ fn round3(v: f64) -> f64 {
     (v * 1000.0).round() / 1000.0
 }
 
-/// Even-odd test of a point against a closed ring.
-pub fn point_in_polygon(p: [f64; 2], ring: &[[f64; 2]]) -> bool {
-    let mut inside = false;
-    let n = ring.len();
-    for i in 0..n {
-        let (a, b) = (ring[i], ring[(i + 1) % n]);
-        if (a[1] > p[1]) != (b[1] > p[1]) {
-            let x = a[0] + (p[1] - a[1]) / (b[1] - a[1]) * (b[0] - a[0]);
-            if p[0] < x {
-                inside = !inside;
-            }
-        }
-    }
-    inside
-}
-
 /// Re-fits known ships from their last poses (no search): the cheap per-frame update of a
 /// stream. A ship whose outline no longer fits there (it moved, or a hand covers it) gives
 /// nothing, and the tracker decides what that means. The facing is kept: of the four
@@ -350,11 +335,4 @@ pub fn refit_bases(
         });
     }
     out
-}
-
-fn segment_distance(p: [f64; 2], a: [f64; 2], b: [f64; 2]) -> f64 {
-    let (dx, dy) = (b[0] - a[0], b[1] - a[1]);
-    let len2 = (dx * dx + dy * dy).max(1e-12);
-    let t = (((p[0] - a[0]) * dx + (p[1] - a[1]) * dy) / len2).clamp(0.0, 1.0);
-    (p[0] - a[0] - t * dx).hypot(p[1] - a[1] - t * dy)
 }

@@ -21,6 +21,16 @@ pub struct Facing {
     pub scores: [f64; 4],
 }
 
+/// The frame's pixel (nearest) where a table point appears; `None` off the frame.
+fn pixel_at(frame: &Mat, camera: &Camera, p: [f64; 3]) -> Option<Vec3b> {
+    let ip = camera.project(p)?;
+    let (x, y) = (ip[0].round() as i32, ip[1].round() as i32);
+    if x < 0 || y < 0 || x >= frame.cols() || y >= frame.rows() {
+        return None;
+    }
+    frame.at_2d::<Vec3b>(y, x).ok().copied()
+}
+
 /// Colourfulness of a pixel (sRGB max - min), 0..255.
 fn chroma(p: Vec3b) -> f64 {
     let (mx, mn) = (
@@ -41,7 +51,6 @@ pub fn facing(
     z: f64,
 ) -> Facing {
     let mut scores = [0.0f64; 4];
-    let (rows, cols) = (frame.rows(), frame.cols());
     for (k, score) in scores.iter_mut().enumerate() {
         let fwd = angle + k as f64 * std::f64::consts::FRAC_PI_2;
         let (mut coloured, mut total) = (0.0, 0.0);
@@ -52,18 +61,11 @@ pub fn facing(
             for ai in 0..9 {
                 let a = fwd + (-32.0 + 64.0 * ai as f64 / 8.0).to_radians();
                 let p = [centre[0] + r * a.cos(), centre[1] + r * a.sin(), z];
-                let Some(ip) = camera.project(p) else {
-                    continue;
-                };
-                let (x, y) = (ip[0].round() as i32, ip[1].round() as i32);
-                if x < 0 || y < 0 || x >= cols || y >= rows {
-                    continue;
-                }
-                let Ok(px) = frame.at_2d::<Vec3b>(y, x) else {
+                let Some(px) = pixel_at(frame, camera, p) else {
                     continue;
                 };
                 total += 1.0;
-                if chroma(*px) > 30.0 {
+                if chroma(px) > 30.0 {
                     coloured += 1.0;
                 }
             }
@@ -116,7 +118,6 @@ fn disc_scores(
     half_token: f64,
     z: f64,
 ) -> [f64; 4] {
-    let (rows, cols) = (frame.rows(), frame.cols());
     let mut out = [0.0; 4];
     for (k, o) in out.iter_mut().enumerate() {
         let h = angle + k as f64 * std::f64::consts::FRAC_PI_2;
@@ -133,18 +134,11 @@ fn disc_scores(
                 if dx.hypot(dy) > 2.2 {
                     continue;
                 }
-                let Some(ip) = camera.project([c[0] + dx, c[1] + dy, z]) else {
-                    continue;
-                };
-                let (px, py) = (ip[0].round() as i32, ip[1].round() as i32);
-                if px < 0 || py < 0 || px >= cols || py >= rows {
-                    continue;
-                }
-                let Ok(p) = frame.at_2d::<Vec3b>(py, px) else {
+                let Some(p) = pixel_at(frame, camera, [c[0] + dx, c[1] + dy, z]) else {
                     continue;
                 };
                 total += 1.0;
-                if is_disc_orange(*p) {
+                if is_disc_orange(p) {
                     hit += 1.0;
                 }
             }

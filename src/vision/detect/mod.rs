@@ -168,7 +168,11 @@ impl<'a> Detector<'a> {
             .filter(|o| o.model.is_some())
             .filter_map(|o| o.outline(self.models).ok())
             .collect();
-        bases.retain(|b| !outlines.iter().any(|o| bases::point_in_polygon(b.blob, o)));
+        bases.retain(|b| {
+            !outlines
+                .iter()
+                .any(|o| crate::geometry::polygon::ring_contains(o, b.blob))
+        });
 
         scene.ships = bases::to_ships(&bases, self.cal.sigma_mm);
         // With the ships known, their miniatures are masked out of the obstacle search.

@@ -2,6 +2,7 @@
 //! how far off, and what was missed or invented. Used by `hashmark bench detect` and the
 //! tests, so both report the same numbers.
 
+use crate::geometry::polygon::ring_distance;
 use crate::models::{BaseSize, Models};
 use crate::scene::Scene;
 use serde::Serialize;
@@ -117,19 +118,6 @@ fn signed_deg(d: f64) -> f64 {
 fn signed_deg90(d: f64) -> f64 {
     let d = d.rem_euclid(90.0);
     if d > 45.0 { d - 90.0 } else { d }
-}
-
-fn segment_distance(p: [f64; 2], a: [f64; 2], b: [f64; 2]) -> f64 {
-    let (dx, dy) = (b[0] - a[0], b[1] - a[1]);
-    let len2 = (dx * dx + dy * dy).max(1e-12);
-    let t = (((p[0] - a[0]) * dx + (p[1] - a[1]) * dy) / len2).clamp(0.0, 1.0);
-    (p[0] - a[0] - t * dx).hypot(p[1] - a[1] - t * dy)
-}
-
-fn ring_distance(p: [f64; 2], ring: &[[f64; 2]]) -> f64 {
-    (0..ring.len())
-        .map(|i| segment_distance(p, ring[i], ring[(i + 1) % ring.len()]))
-        .fold(f64::INFINITY, f64::min)
 }
 
 /// Hausdorff distance between two outlines (vertices to the other's edges, both ways; the

@@ -8,6 +8,7 @@
 
 use super::Detector;
 use super::bases::{FoundBase, refit_bases, to_ships};
+use crate::geometry::polygon::{ring_contains, to_pairs};
 use crate::geometry::{Point, Pose};
 use crate::scene::{ObstacleSpec, Scene, ShipSpec};
 use crate::track::{ShipObservation, Tracker, TrackerOptions};
@@ -72,7 +73,7 @@ impl<'a> Stream<'a> {
                     .outline(self.detector.models)
                     .ok()
                     .and_then(|o| o.first().copied())
-                    .is_some_and(|p| d.occluders.iter().any(|h| inside(h, p)));
+                    .is_some_and(|p| d.occluders.iter().any(|h| ring_contains(&to_pairs(h), p)));
                 let found = obstacles
                     .iter()
                     .any(|o| o.model == old.model && o.model.is_some());
@@ -126,21 +127,6 @@ fn observation(bases: &[FoundBase], calibration_sigma_mm: f64) -> Vec<ShipObserv
             confidence: s.quality.confidence.unwrap_or(0.5),
         })
         .collect()
-}
-
-fn inside(poly: &[Point], p: [f64; 2]) -> bool {
-    let mut inside = false;
-    let n = poly.len();
-    for i in 0..n {
-        let (a, b) = (poly[i], poly[(i + 1) % n]);
-        if (a.y > p[1]) != (b.y > p[1]) {
-            let x = a.x + (p[1] - a.y) / (b.y - a.y) * (b.x - a.x);
-            if p[0] < x {
-                inside = !inside;
-            }
-        }
-    }
-    inside
 }
 
 /// Intersection over union of two axis-aligned boxes given as corner rings.

@@ -168,7 +168,9 @@ impl Chamfer {
         let stride = (self.boundary.len() / 80).max(1);
         let (mut sum, mut n) = (0.0, 0usize);
         for p in self.boundary.iter().step_by(stride) {
-            sum += point_ring_distance(*p, &ring).min(CAP).powi(2);
+            sum += crate::geometry::polygon::ring_distance(*p, &ring)
+                .min(CAP)
+                .powi(2);
             n += 1;
         }
         sum / n.max(1) as f64
@@ -182,24 +184,6 @@ impl Chamfer {
         }
         0.5 * (f + self.backward(shape, pose))
     }
-}
-
-/// Distance from a point to a closed polyline.
-pub fn point_ring_distance(p: [f64; 2], ring: &[[f64; 2]]) -> f64 {
-    let mut best = f64::MAX;
-    for i in 0..ring.len() {
-        let (a, b) = (ring[i], ring[(i + 1) % ring.len()]);
-        let (dx, dy) = (b[0] - a[0], b[1] - a[1]);
-        let l2 = dx * dx + dy * dy;
-        let t = if l2 > 0.0 {
-            (((p[0] - a[0]) * dx + (p[1] - a[1]) * dy) / l2).clamp(0.0, 1.0)
-        } else {
-            0.0
-        };
-        let d = (p[0] - a[0] - t * dx).hypot(p[1] - a[1] - t * dy);
-        best = best.min(d);
-    }
-    best
 }
 
 /// The best poses over several shapes: each turned through the full circle about `centre`
