@@ -39,22 +39,7 @@ pub fn run(args: &RollArgs) -> anyhow::Result<()> {
 /// The verdict as a table a person reads at the game table.
 pub fn text_report(v: &RollVerdict) -> String {
     let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "{} ({}) at x {:.1} y {:.1} mm, heading {:.1} deg: barrel roll, {}{}{}",
-        v.ship,
-        v.size,
-        v.start.x,
-        v.start.y,
-        v.start.heading_deg,
-        v.template.name(),
-        if v.ignore_obstacles {
-            ", ignoring obstacles"
-        } else {
-            ""
-        },
-        if v.tractor { ", tractor beam" } else { "" },
-    );
+    let _ = writeln!(out, "{}", v.headline());
     if let Some(note) = &v.interpretation {
         let _ = writeln!(out, "note: {note}");
     }

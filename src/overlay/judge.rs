@@ -168,23 +168,7 @@ fn colour(c: &Clearance) -> Color32 {
 
 /// The heading and every clearance, one row each: side, slot, what, mm, sigma, call.
 fn verdict_ui(ui: &mut Ui, v: &RollVerdict) {
-    ui.label(
-        RichText::new(format!(
-            "{} ({}) at x {:.1} y {:.1}, heading {:.1}; {}{}",
-            v.ship,
-            v.size,
-            v.start.x,
-            v.start.y,
-            v.start.heading_deg,
-            v.template.name(),
-            if v.ignore_obstacles {
-                ", ignoring obstacles"
-            } else {
-                ""
-            }
-        ))
-        .strong(),
-    );
+    ui.label(RichText::new(v.headline()).strong());
     for d in &v.directions {
         let text = if d.fails {
             format!("{}: FAILS", d.direction.name())

@@ -132,6 +132,26 @@ pub struct RollVerdict {
 }
 
 impl RollVerdict {
+    /// The one line that says what was judged, for every front end: ship, size, where it
+    /// stands, the template and the options.
+    pub fn headline(&self) -> String {
+        format!(
+            "{} ({}) at x {:.1} y {:.1} mm, heading {:.1} deg: barrel roll, {}{}{}",
+            self.ship,
+            self.size,
+            self.start.x,
+            self.start.y,
+            self.start.heading_deg,
+            self.template.name(),
+            if self.ignore_obstacles {
+                ", ignoring obstacles"
+            } else {
+                ""
+            },
+            if self.tractor { ", tractor beam" } else { "" },
+        )
+    }
+
     pub fn direction(&self, side: Side) -> Option<&DirectionVerdict> {
         self.directions.iter().find(|d| d.direction == side)
     }
