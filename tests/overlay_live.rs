@@ -234,3 +234,38 @@ fn a_lost_camera_and_a_bad_frame_are_shown_not_fatal() {
     assert_eq!(h.app.state.table.ships.len(), 8);
     assert_eq!(h.app.state.selected_id(), "s1");
 }
+
+/// While the worker grabs for a full search it asks for a dark projector: the projector
+/// view paints nothing else and counts the dark frame; afterwards it draws again.
+#[test]
+fn the_projector_view_goes_dark_when_the_worker_asks() {
+    use hashmark::overlay::projector::Projection;
+    use hashmark::overlay::projector_output::ProjectorOutput;
+    let mut h = Harness::new(Some("s1"));
+    h.tx.send(LiveFrame {
+        index: 0,
+        grabbed: Instant::now(),
+        detected: Instant::now(),
+        posted: Instant::now(),
+        detection: Ok(Detected {
+            scene: demo_scene(),
+            full_search: true,
+        }),
+        image: None,
+    });
+    let mut p = ProjectorOutput::new(Projection {
+        size: [1000, 1000],
+        homography: [[1.0, 0.0, 40.0], [0.0, -1.0, 960.0], [0.0, 0.0, 1.0]],
+    });
+    p.in_main = true;
+    h.app.projector = Some(p);
+    h.frame(vec![]);
+    assert_eq!(h.tx.dark_frames(), 0, "lit while nobody asks");
+    h.tx.set_blank(true);
+    h.frame(vec![]);
+    h.frame(vec![]);
+    assert_eq!(h.tx.dark_frames(), 2, "two frames painted dark");
+    h.tx.set_blank(false);
+    h.frame(vec![]);
+    assert_eq!(h.tx.dark_frames(), 2, "lit again");
+}

@@ -243,6 +243,7 @@ impl FrameDetector for Empty {
 
 fn quick() -> WorkerOptions {
     WorkerOptions {
+        blank_projector: false,
         realtime: false,
         retry_every: Duration::from_millis(10),
         display_width: 1280,
@@ -480,4 +481,64 @@ fn a_still_image_is_shown_to_the_stream_twice_so_the_tracker_confirms_its_ships(
     assert!(!matches!(end, WorkerEnd::Failed(_)), "{end:?}");
     assert_eq!(*count.lock().expect("count"), 2, "pushed twice");
     assert_eq!(rx.counts().sent, 1, "one scene posted");
+}
+
+/// Full search on every frame, an empty table.
+struct AlwaysFull;
+
+impl FrameDetector for AlwaysFull {
+    fn push(&mut self, _frame: &Mat) -> Result<Detected, String> {
+        Ok(Detected {
+            scene: Scene::new(PLAY),
+            full_search: true,
+        })
+    }
+    fn next_is_full(&self) -> bool {
+        true
+    }
+}
+
+/// A camera source and a UI that paints the projector dark whenever asked: each full
+/// search waits for two dark UI frames and drops one camera frame before its grab, and the
+/// projector is lit again afterwards. Without a projector nothing waits or drops.
+#[test]
+fn the_projector_goes_dark_while_a_full_search_grabs() {
+    for blank in [true, false] {
+        let (tx, rx) = feed();
+        let opts = WorkerOptions {
+            blank_projector: blank,
+            ..quick()
+        };
+        let worker = std::thread::spawn(move || {
+            let mut s = Script::new(Kind::Camera, &[true], &[true; 6]);
+            run_worker(&mut s, || Ok(AlwaysFull), &tx, &opts)
+        });
+        let mut dark = 0u64;
+        let until = Instant::now() + Duration::from_secs(5);
+        // Paint until the six reads are used up (the camera is then "lost" and retried).
+        while Instant::now() < until {
+            if rx.blank_requested() {
+                rx.painted_dark();
+                dark += 1;
+            }
+            if rx.status().name() == "lost" {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        let lit_again = !rx.blank_requested();
+        // Frames posted (the one-slot feed may overwrite some before a UI takes them).
+        let frames = rx.counts().sent;
+        drop(rx);
+        let end = worker.join().expect("worker");
+        assert_eq!(end, WorkerEnd::Closed);
+        if blank {
+            assert_eq!(frames, 3, "each grab drops one of the six frames");
+            assert!(dark >= 6, "two dark frames per grab, saw {dark}");
+        } else {
+            assert_eq!(frames, 6);
+            assert_eq!(dark, 0);
+        }
+        assert!(lit_again, "the projector is lit again after the grab");
+    }
 }

@@ -197,6 +197,8 @@ fn live_app(source: &Source, a: &OverlayArgs) -> anyhow::Result<OverlayApp> {
         None => None,
     };
     let frames = FrameSlot::new();
+    // With a projector lighting the table, it goes dark while a full search grabs.
+    let blank = a.projector.is_some();
     let (view, _worker) = source::start(LiveConfig {
         source: live.clone(),
         calibration,
@@ -205,7 +207,10 @@ fn live_app(source: &Source, a: &OverlayArgs) -> anyhow::Result<OverlayApp> {
             None => None,
         },
         full_every: a.full_every,
-        options: WorkerOptions::default(),
+        options: WorkerOptions {
+            blank_projector: blank,
+            ..WorkerOptions::default()
+        },
         frames: frames.clone(),
     })?;
     // The worker stops by itself when the window closes (the feed's receiver is dropped);
@@ -239,7 +244,10 @@ fn live_app(source: &Source, a: &OverlayArgs) -> anyhow::Result<OverlayApp> {
             calibration: source::load_calibration(&dir)?,
             background,
             full_every,
-            options: WorkerOptions::default(),
+            options: WorkerOptions {
+                blank_projector: blank,
+                ..WorkerOptions::default()
+            },
             frames: frames.clone(),
         })?;
         Ok(view)

@@ -468,6 +468,13 @@ impl OverlayApp {
             return;
         };
         let (response, painter) = ui.allocate_painter(ui.available_size(), Sense::hover());
+        // While the camera grabs for a full search, the projector goes dark.
+        if let Some(live) = self.live.as_ref().filter(|l| l.projector_blank()) {
+            painter.rect_filled(response.rect, 0.0, egui::Color32::BLACK);
+            live.painted_dark();
+            ui.ctx().request_repaint();
+            return;
+        }
         let shown = self.judge.as_ref().map_or(&self.state, |j| &j.frozen);
         let projection = p.projection.clone();
         let scene = ProjectorScene {

@@ -111,6 +111,16 @@ pub struct LiveView {
 }
 
 impl LiveView {
+    /// The worker wants the projector dark (it is grabbing for a full search).
+    pub fn projector_blank(&self) -> bool {
+        self.rx.blank_requested()
+    }
+
+    /// Tells the worker one more frame went out with the projector dark.
+    pub fn painted_dark(&self) {
+        self.rx.painted_dark();
+    }
+
     pub fn new(rx: FeedReceiver, project: Option<Projector>) -> LiveView {
         LiveView {
             rx,

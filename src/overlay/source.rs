@@ -83,6 +83,11 @@ pub trait FrameSource: Send {
 /// Detection over a stream of frames; `Stream` is the real one.
 pub trait FrameDetector {
     fn push(&mut self, frame: &Mat) -> Result<Detected, String>;
+    /// Whether the next frame gets the full search (and so must be grabbed without the
+    /// projector's light); re-fits near known bases tolerate it less badly.
+    fn next_is_full(&self) -> bool {
+        false
+    }
 }
 
 impl FrameDetector for Stream<'_> {
@@ -93,6 +98,9 @@ impl FrameDetector for Stream<'_> {
                 full_search: f.full,
             })
             .map_err(|e| e.to_string())
+    }
+    fn next_is_full(&self) -> bool {
+        Stream::next_is_full(self)
     }
 }
 
@@ -106,6 +114,10 @@ pub struct WorkerOptions {
     /// Frames wider than this are scaled down for the camera view (the texture upload and
     /// the RGB conversion cost a few ms per frame at full 1080p).
     pub display_width: u32,
+    /// A projector lights the table: darken it while grabbing a camera frame for a full
+    /// search (two dark UI frames, then one camera frame dropped as possibly exposed
+    /// before the dark).
+    pub blank_projector: bool,
 }
 
 impl Default for WorkerOptions {
@@ -114,6 +126,7 @@ impl Default for WorkerOptions {
             realtime: true,
             retry_every: Duration::from_secs(1),
             display_width: 1280,
+            blank_projector: false,
         }
     }
 }
@@ -201,7 +214,17 @@ pub fn run_worker<S: FrameSource, D: FrameDetector>(
             source.close();
             return WorkerEnd::Closed;
         }
-        let frame = match source.read() {
+        let blank = opts.blank_projector && kind == Kind::Camera && detector.next_is_full();
+        if blank {
+            tx.set_blank(true);
+            tx.wait_dark(2, Duration::from_millis(300));
+            source.skip();
+        }
+        let read = source.read();
+        if blank {
+            tx.set_blank(false);
+        }
+        let frame = match read {
             Ok(Some(f)) => f,
             Ok(None) | Err(_) if kind == Kind::Camera => {
                 source.close();

@@ -60,9 +60,14 @@ impl<'a> Stream<'a> {
         &self.detector
     }
 
+    /// Whether the next frame gets the full search.
+    pub fn next_is_full(&self) -> bool {
+        self.frame.is_multiple_of(self.full_every) || self.measured.is_empty()
+    }
+
     /// Takes the next frame; returns the tracked scene.
     pub fn push(&mut self, frame: &Mat) -> Result<StreamFrame, VisionError> {
-        let full = self.frame.is_multiple_of(self.full_every) || self.measured.is_empty();
+        let full = self.next_is_full();
         self.frame += 1;
         let (observed, occluders) = if full {
             let d = self.detector.detect_full(frame)?;
