@@ -281,3 +281,94 @@ fn a_frame_without_markers_writes_nothing() {
     assert!(!cal.path().join("table.json").exists());
     assert!(shown["table_note"].is_null());
 }
+
+/// The projector step: the pattern thrown by a keystoned projector model onto a rendered
+/// empty table (1080p, the true camera written as camera.json + table.json), photographed
+/// through the panel: the saved projector.json maps the play area within a projector pixel
+/// of the true mapping, and the projector output uses it at once.
+#[test]
+fn projector_from_the_panel() {
+    use hashmark::calibration::files::CalibrationFile;
+    use hashmark::calibration::{CameraFile, ProjectorFile, TableFile};
+    use hashmark::overlay::projector::Projection;
+    use hashmark::overlay::projector_output::ProjectorOutput;
+    use hashmark::vision::calibrate::projector::{Pattern, simulate_projection};
+    let dir = tempfile::tempdir().expect("dir");
+    let sim = tempfile::tempdir().expect("dir");
+    let truth = simulate(
+        &SimOptions {
+            seed: 5,
+            resolution: Resolution::Hd1080,
+            frames: None,
+            charuco_views: 0,
+            supersample: 1,
+        },
+        sim.path(),
+    )
+    .expect("simulate");
+    let cam = &truth.camera;
+    CameraFile {
+        format: "hashmark-camera/1".into(),
+        image_size: cam.image_size,
+        camera_matrix: cam.camera_matrix,
+        distortion: cam.distortion,
+        rms_px: 0.1,
+        views: 12,
+        std_dev: None,
+        table_uncertainty_mm: None,
+        created: None,
+    }
+    .save(&dir.path().join("camera.json"))
+    .expect("camera.json");
+    TableFile {
+        format: "hashmark-table/1".into(),
+        image_size: cam.image_size,
+        rvec: Some(cam.rvec),
+        tvec: Some(cam.tvec),
+        homography: None,
+        marker_residuals_mm: Default::default(),
+        created: None,
+    }
+    .save(&dir.path().join("table.json"))
+    .expect("table.json");
+    // A projector 1280 x 720 with keystone: table mm -> projector px (y up -> y down).
+    let h_true = [[1.2, 0.06, 80.0], [0.03, -0.7, 680.0], [0.0, 0.00012, 1.0]];
+    let pattern = Pattern::for_size([1280, 720]).expect("pattern");
+    let empty = read(sim.path(), &truth.background);
+    let photo = simulate_projection(&empty, cam, &pattern, &h_true, 3.0).expect("projection");
+
+    let mut h = Harness::new(dir.path());
+    // First time: no projector.json yet, a placeholder mapping of the right size.
+    h.app.projector = Some(ProjectorOutput::new(Projection::placeholder(
+        [1280, 720],
+        truth.scene.play_area,
+    )));
+    h.act(Action::TakePhoto, Some(&photo));
+    let shown = h.act(Action::SaveProjector, None);
+    let file = ProjectorFile::load(&dir.path().join("projector.json")).expect("projector.json");
+    let map = |m: &[[f64; 3]; 3], p: [f64; 2]| {
+        let w = m[2][0] * p[0] + m[2][1] * p[1] + m[2][2];
+        [
+            (m[0][0] * p[0] + m[0][1] * p[1] + m[0][2]) / w,
+            (m[1][0] * p[0] + m[1][1] * p[1] + m[1][2]) / w,
+        ]
+    };
+    let mut worst: f64 = 0.0;
+    for i in 0..=4 {
+        for j in 0..=4 {
+            let p = [914.4 * f64::from(i) / 4.0, 914.4 * f64::from(j) / 4.0];
+            let (a, b) = (map(&file.homography, p), map(&h_true, p));
+            worst = worst.max((a[0] - b[0]).hypot(a[1] - b[1]));
+        }
+    }
+    eprintln!(
+        "projector from the panel: worst {worst:.3} px, residual {:.3} px; panel {shown}",
+        file.residual_px
+    );
+    assert!(worst < 1.0, "{worst} projector px");
+    assert_eq!(file.size, [1280, 720]);
+    // The projector output maps through the new file at once.
+    h.frame(vec![]);
+    let now = &h.app.projector.as_ref().expect("projector").projection;
+    assert_eq!(now.homography, file.homography);
+}
