@@ -3,23 +3,13 @@
 //! frame, and nothing reported on a black frame or on noise.
 #![cfg(feature = "vision")]
 
+use hashmark::geometry::polygon::segment_distance;
 use hashmark::models::Models;
 use hashmark::scene::ObstacleSpec;
 use hashmark::vision::detect::obstacles::find_obstacles;
 use hashmark::vision::sim::{SimOptions, Truth, simulate};
 use hashmark::vision::{Resolution, cv};
 use opencv::core::{CV_8UC3, Mat, Scalar};
-
-fn seg_dist(p: [f64; 2], a: [f64; 2], b: [f64; 2]) -> f64 {
-    let (dx, dy) = (b[0] - a[0], b[1] - a[1]);
-    let l2 = dx * dx + dy * dy;
-    let t = if l2 > 0.0 {
-        (((p[0] - a[0]) * dx + (p[1] - a[1]) * dy) / l2).clamp(0.0, 1.0)
-    } else {
-        0.0
-    };
-    (p[0] - a[0] - t * dx).hypot(p[1] - a[1] - t * dy)
-}
 
 /// Largest distance from a point of ring `a` (sampled every 0.2 mm) to ring `b`.
 fn directed(a: &[[f64; 2]], b: &[[f64; 2]]) -> f64 {
@@ -31,7 +21,7 @@ fn directed(a: &[[f64; 2]], b: &[[f64; 2]]) -> f64 {
             let t = k as f64 / n as f64;
             let s = [p[0] + t * (q[0] - p[0]), p[1] + t * (q[1] - p[1])];
             let d = (0..b.len())
-                .map(|j| seg_dist(s, b[j], b[(j + 1) % b.len()]))
+                .map(|j| segment_distance(s, b[j], b[(j + 1) % b.len()]))
                 .fold(f64::MAX, f64::min);
             worst = worst.max(d);
         }

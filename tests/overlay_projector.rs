@@ -4,6 +4,7 @@
 //! homography puts their edges, illegal ones are dim, and the rest is black.
 #![cfg(feature = "overlay")]
 
+use hashmark::geometry::polygon::segment_distance;
 use hashmark::overlay::egui::{
     self, Event, Key, Modifiers, Pos2, RawInput, Rect, epaint::Primitive, pos2, vec2,
 };
@@ -190,13 +191,6 @@ fn side_midpoints(ring: &[[f64; 2]]) -> Vec<[f64; 2]> {
         .collect();
     edges.sort_by(|a, b| b.0.total_cmp(&a.0));
     edges.iter().take(2).map(|e| e.1).collect()
-}
-
-fn segment_distance(p: [f64; 2], a: [f64; 2], b: [f64; 2]) -> f64 {
-    let (dx, dy) = (b[0] - a[0], b[1] - a[1]);
-    let len2 = (dx * dx + dy * dy).max(1e-12);
-    let t = (((p[0] - a[0]) * dx + (p[1] - a[1]) * dy) / len2).clamp(0.0, 1.0);
-    (p[0] - a[0] - t * dx).hypot(p[1] - a[1] - t * dy)
 }
 
 /// A point within 15 mm of the landing's centre at least 5 mm from every outline drawn

@@ -78,24 +78,13 @@ impl Gradients {
     /// the gradient across it, rising outwards at the silhouette and falling outwards at
     /// the token's edge, each clipped so a single bright edge cannot carry a side.
     pub fn outline_score(&self, centre: [f64; 2], angle: f64, half: f64, rim: f64) -> f64 {
-        let mut s = 0.0;
-        for side in 0..4 {
-            let a = angle + side as f64 * std::f64::consts::FRAC_PI_2;
-            let (n, t) = ([a.cos(), a.sin()], [-a.sin(), a.cos()]);
-            let mut u = -half + 2.0;
-            while u <= half - 2.0 {
-                for (d, sign) in [(half, 1.0f64), (half - rim, -1.0)] {
-                    let p = [
-                        centre[0] + d * n[0] + u * t[0],
-                        centre[1] + d * n[1] + u * t[1],
-                    ];
-                    let g = self.at(p[0], p[1]);
-                    let across = sign * (f64::from(g[0]) * n[0] + f64::from(g[1]) * n[1]);
-                    s += across.clamp(0.0, 6.0);
-                }
-                u += 2.0;
-            }
-        }
+        let s: f64 = outline_points(angle, half, rim)
+            .map(|(off, n, sign)| {
+                let g = self.at(centre[0] + off[0], centre[1] + off[1]);
+                let across = sign * (f64::from(g[0]) * n[0] + f64::from(g[1]) * n[1]);
+                across.clamp(0.0, 6.0)
+            })
+            .sum();
         s / (4.0 * half)
     }
 
@@ -193,25 +182,16 @@ impl Gradients {
     fn outline_samples(&self, a: f64, half: f64, rim: f64) -> Vec<(i64, f32, f32, f32)> {
         let v = &self.view;
         let w = v.width as i64;
-        let mut out = Vec::new();
-        for side in 0..4 {
-            let b = a + side as f64 * std::f64::consts::FRAC_PI_2;
-            let (n, t) = ([b.cos(), b.sin()], [-b.sin(), b.cos()]);
-            let mut u = -half + 2.0;
-            while u <= half - 2.0 {
-                for (d, sign) in [(half, 1.0f32), (half - rim, -1.0)] {
-                    let (x, y) = (d * n[0] + u * t[0], d * n[1] + u * t[1]);
-                    // Table y up, rows down.
-                    let (dc, dr) = (
-                        (x / v.mm_per_px).round() as i64,
-                        (-y / v.mm_per_px).round() as i64,
-                    );
-                    out.push((dr * w + dc, n[0] as f32, n[1] as f32, sign));
-                }
-                u += 2.0;
-            }
-        }
-        out
+        outline_points(a, half, rim)
+            .map(|(off, n, sign)| {
+                // Table y up, rows down.
+                let (dc, dr) = (
+                    (off[0] / v.mm_per_px).round() as i64,
+                    (-off[1] / v.mm_per_px).round() as i64,
+                );
+                (dr * w + dc, n[0] as f32, n[1] as f32, sign as f32)
+            })
+            .collect()
     }
 
     /// [`Gradients::outline_score`] from laid-out samples at pixel (c, r).
@@ -225,6 +205,26 @@ impl Gradients {
         }
         f64::from(s) / (4.0 * half)
     }
+}
+
+/// Where an outline at angle `angle` is scored, relative to its centre: every 2 mm along
+/// each side (2 mm clear of the corners), on the silhouette (sign +1: brighter outwards)
+/// and on the token's edge `rim` inside it (sign -1), with the side's outward normal.
+fn outline_points(
+    angle: f64,
+    half: f64,
+    rim: f64,
+) -> impl Iterator<Item = ([f64; 2], [f64; 2], f64)> {
+    let steps = ((2.0 * half - 4.0) / 2.0).floor() as usize + 1;
+    (0..4).flat_map(move |side| {
+        let b = angle + side as f64 * std::f64::consts::FRAC_PI_2;
+        let (n, t) = ([b.cos(), b.sin()], [-b.sin(), b.cos()]);
+        (0..steps).flat_map(move |k| {
+            let u = -half + 2.0 + 2.0 * k as f64;
+            [(half, 1.0), (half - rim, -1.0)]
+                .map(|(d, sign)| ([d * n[0] + u * t[0], d * n[1] + u * t[1]], n, sign))
+        })
+    })
 }
 
 /// Bright compact blobs in the orthophoto: the miniatures, which stand on pegs over their

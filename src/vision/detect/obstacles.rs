@@ -28,17 +28,10 @@ use shape::Shape;
 /// Coarse view scale (mm per pixel): about a camera pixel at 1080p.
 const VIEW_MM: f64 = 2.0;
 
-/// Tunables, exposed for experiments.
-#[derive(Clone, Copy, Debug)]
-pub struct Params {
-    pub threshold_bg: f64,
-    pub threshold_nobg: f64,
-}
-
-pub const PARAMS: Params = Params {
-    threshold_bg: 28.0,
-    threshold_nobg: 32.0,
-};
+/// How far (grey levels) the view must differ from the bare mat to count, with an
+/// empty-table frame and without one (tuned on the 8 rendered 1080p scenes).
+const THRESHOLD_BG: f64 = 28.0;
+const THRESHOLD_NOBG: f64 = 32.0;
 
 /// Every obstacle token on the play area: a standard model with its pose where one fits,
 /// else the measured polygon. `ships` are the bases already found, so that a base or its
@@ -50,19 +43,6 @@ pub fn find_obstacles(
     play_area: &PlayArea,
     models: &Models,
     ships: &[ShipSpec],
-) -> Result<Vec<ObstacleSpec>, VisionError> {
-    find_obstacles_with(frame, background, camera, play_area, models, ships, &PARAMS)
-}
-
-/// [`find_obstacles`] with explicit tunables.
-pub fn find_obstacles_with(
-    frame: &Mat,
-    background: Option<&Mat>,
-    camera: &Camera,
-    play_area: &PlayArea,
-    models: &Models,
-    ships: &[ShipSpec],
-    params: &Params,
 ) -> Result<Vec<ObstacleSpec>, VisionError> {
     check_image(frame, camera, "frame")?;
     if let Some(bg) = background {
@@ -96,9 +76,9 @@ pub fn find_obstacles_with(
     excluded = ex;
     let diff = segment::difference(&ortho, bg_ortho.as_ref())?;
     let threshold = if background.is_some() {
-        params.threshold_bg
+        THRESHOLD_BG
     } else {
-        params.threshold_nobg
+        THRESHOLD_NOBG
     };
     let projector = project::Projector::new(camera);
     let shapes: Vec<Shape> = models.obstacles.iter().filter_map(Shape::new).collect();

@@ -5,6 +5,7 @@
 
 use super::texture::{Rgb, add, inside, mix, scale, smoothstep, srgb};
 use super::world::{Mini, Ship, World, obstacle_colour, token_colour};
+use crate::geometry::polygon::segment_distance;
 use crate::vision::camera::{Camera, Ray};
 use crate::vision::rng::{hash3, unit};
 use nalgebra::Vector3;
@@ -101,18 +102,6 @@ fn pixel(
     [acc[0] * inv, acc[1] * inv, acc[2] * inv]
 }
 
-/// Distance in the xy plane from point c to the segment a-b.
-fn seg_dist(a: [f64; 2], b: [f64; 2], c: [f64; 2]) -> f64 {
-    let (dx, dy) = (b[0] - a[0], b[1] - a[1]);
-    let l2 = dx * dx + dy * dy;
-    let t = if l2 > 0.0 {
-        (((c[0] - a[0]) * dx + (c[1] - a[1]) * dy) / l2).clamp(0.0, 1.0)
-    } else {
-        0.0
-    };
-    ((a[0] + t * dx - c[0]).powi(2) + (a[1] + t * dy - c[1]).powi(2)).sqrt()
-}
-
 fn at(r: &Ray, t: f64) -> Vector3<f64> {
     r.origin + r.dir * t
 }
@@ -129,7 +118,7 @@ fn hit_mini(m: &Mini, r: &Ray, limit: f64) -> Option<f64> {
         return None;
     }
     let (p0, p1) = (at(r, t0), at(r, t1));
-    if seg_dist([p0.x, p0.y], [p1.x, p1.y], [m.centre.x, m.centre.y]) > m.radius {
+    if segment_distance([m.centre.x, m.centre.y], [p0.x, p0.y], [p1.x, p1.y]) > m.radius {
         return None;
     }
     let steps = 40;
@@ -356,7 +345,7 @@ fn nearest(world: &World, r: &Ray) -> (f64, Hit) {
         let a = at(r, t_top);
         let b = at(r, best_t.min(-r.origin.z / r.dir.z));
         for (i, s) in world.ships.iter().enumerate() {
-            if seg_dist([a.x, a.y], [b.x, b.y], s.centre) > s.bound {
+            if segment_distance(s.centre, [a.x, a.y], [b.x, b.y]) > s.bound {
                 continue;
             }
             if let Some(t) = hit_mini(&s.mini, r, best_t) {
