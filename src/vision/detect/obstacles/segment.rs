@@ -11,6 +11,8 @@ use opencv::prelude::*;
 
 /// Cells (view pixels) of the light match.
 const CELL: i32 = 8;
+/// Brightness (sRGB max channel) above which a loss of chroma against the mat counts.
+const GREY_MIN_VALUE: u8 = 60;
 
 /// Per-pixel difference from the expected bare mat (0..255, the largest over the channels).
 pub fn difference(ortho: &Mat, background: Option<&Mat>) -> Result<Mat, VisionError> {
@@ -40,6 +42,17 @@ pub fn difference(ortho: &Mat, background: Option<&Mat>) -> Result<Mat, VisionEr
             let mut d = [0, 1, 2].map(|k| f[c][k].abs_diff(e[c][k]));
             d.sort_unstable();
             *slot = d[1];
+            // A grey token on a coloured nebula differs from it in one channel only, but
+            // it is far less colourful than the art it lies on: the loss of chroma counts
+            // too (where the pixel is not dark, as the bare space between nebulae is).
+            let (fmax, fmin) = (f[c].0.iter().max(), f[c].0.iter().min());
+            let (emax, emin) = (e[c].0.iter().max(), e[c].0.iter().min());
+            if let (Some(&fx), Some(&fn_), Some(&ex), Some(&en)) = (fmax, fmin, emax, emin)
+                && fx >= GREY_MIN_VALUE
+            {
+                let lost = (ex - en).saturating_sub(fx - fn_);
+                *slot = (*slot).max(lost);
+            }
         }
     }
     Ok(out)
@@ -125,17 +138,22 @@ pub struct Region {
     pub contrast: f64,
 }
 
-/// Thresholds the difference, removes specks (stars) and ship areas, fills holes, and
+/// Thresholds the difference (grown from `threshold` down to `low` where it is lower),
+/// removes specks (stars) and ship areas, fills holes, and
 /// returns the outer regions of `min_px..max_px` pixels.
 pub fn regions(
     diff: &Mat,
     threshold: f64,
+    low: f64,
     excluded: &Mat,
     min_px: f64,
     max_px: f64,
 ) -> Result<Vec<Region>, VisionError> {
     let mut bin = Mat::default();
     imgproc::threshold(diff, &mut bin, threshold, 255.0, imgproc::THRESH_BINARY)?;
+    if low < threshold {
+        bin = hysteresis(diff, &bin, low)?;
+    }
     let mut keep = Mat::default();
     core::bitwise_not(excluded, &mut keep, &core::no_array())?;
     let mut masked = Mat::default();
@@ -215,4 +233,211 @@ pub fn regions(
     }
     let _ = BORDER_DEFAULT;
     Ok(out)
+}
+
+/// The pixels above `low` connected to a pixel of `strong`: a faint token's whole face
+/// grows from its clearer parts, where a low threshold alone would take in the art too.
+fn hysteresis(diff: &Mat, strong: &Mat, low: f64) -> Result<Mat, VisionError> {
+    let mut weak = Mat::default();
+    imgproc::threshold(diff, &mut weak, low, 255.0, imgproc::THRESH_BINARY)?;
+    let mut labels = Mat::default();
+    let n = imgproc::connected_components(&weak, &mut labels, 8, core::CV_32S)?;
+    let mut keep = vec![false; n.max(1) as usize];
+    let size = diff.size()?;
+    for r in 0..size.height {
+        let (l, s) = (labels.at_row::<i32>(r)?, strong.at_row::<u8>(r)?);
+        for (lab, st) in l.iter().zip(s) {
+            if *st > 0 && *lab > 0 {
+                keep[*lab as usize] = true;
+            }
+        }
+    }
+    let mut out =
+        Mat::new_rows_cols_with_default(size.height, size.width, core::CV_8UC1, Scalar::all(0.0))?;
+    for r in 0..size.height {
+        let l = labels.at_row::<i32>(r)?.to_vec();
+        let o = out.at_row_mut::<u8>(r)?;
+        for (slot, lab) in o.iter_mut().zip(l) {
+            if lab > 0 && keep[lab as usize] {
+                *slot = 255;
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The parts a region falls into when opened by a disc of `radius` pixels: a token that
+/// touches a nebula's or a planet's edge is one region with it, joined by a neck narrower
+/// than either. Each part keeps `real` flags: whether each of its boundary points lies on
+/// the region's own boundary (within 1.5 pixels) rather than on a cut the opening made.
+pub fn split(
+    region: &Region,
+    radius: i32,
+    min_px: f64,
+    max_px: f64,
+) -> Result<Vec<(Region, Vec<bool>)>, VisionError> {
+    let contour: Vector<Point> = region
+        .contour
+        .iter()
+        .map(|p| Point::new(p[0] as i32, p[1] as i32))
+        .collect();
+    let pad = radius + 2;
+    let rect = imgproc::bounding_rect(&contour)?;
+    let (w, h) = (rect.width + 2 * pad, rect.height + 2 * pad);
+    let shift = Point::new(pad - rect.x, pad - rect.y);
+    let mut local: Vector<Vector<Point>> = Vector::new();
+    local.push(contour.iter().map(|p| p + shift).collect());
+    let mut fill = Mat::zeros(h, w, core::CV_8UC1)?.to_mat()?;
+    imgproc::draw_contours(
+        &mut fill,
+        &local,
+        -1,
+        Scalar::all(255.0),
+        -1,
+        imgproc::LINE_8,
+        &core::no_array(),
+        i32::MAX,
+        Point::new(0, 0),
+    )?;
+    let mut edge = Mat::zeros(h, w, core::CV_8UC1)?.to_mat()?;
+    imgproc::draw_contours(
+        &mut edge,
+        &local,
+        -1,
+        Scalar::all(255.0),
+        3,
+        imgproc::LINE_8,
+        &core::no_array(),
+        i32::MAX,
+        Point::new(0, 0),
+    )?;
+    let disc = imgproc::get_structuring_element(
+        imgproc::MORPH_ELLIPSE,
+        Size::new(2 * radius + 1, 2 * radius + 1),
+        Point::new(-1, -1),
+    )?;
+    let mut opened = Mat::default();
+    imgproc::morphology_ex(
+        &fill,
+        &mut opened,
+        imgproc::MORPH_OPEN,
+        &disc,
+        Point::new(-1, -1),
+        1,
+        core::BORDER_CONSTANT,
+        Scalar::all(0.0),
+    )?;
+    let mut contours: Vector<Vector<Point>> = Vector::new();
+    imgproc::find_contours(
+        &opened,
+        &mut contours,
+        imgproc::RETR_EXTERNAL,
+        imgproc::CHAIN_APPROX_NONE,
+        Point::new(0, 0),
+    )?;
+    let mut out = Vec::new();
+    for c in contours.iter() {
+        let area = imgproc::contour_area(&c, false)?;
+        if area < min_px || area > max_px {
+            continue;
+        }
+        let m = imgproc::moments(&c, false)?;
+        if m.m00 <= 0.0 {
+            continue;
+        }
+        let real = c
+            .iter()
+            .map(|p| edge.at_2d::<u8>(p.y, p.x).is_ok_and(|v| *v > 0))
+            .collect();
+        let back = |x: f64, y: f64| [x - f64::from(shift.x), y - f64::from(shift.y)];
+        out.push((
+            Region {
+                contour: c
+                    .iter()
+                    .map(|p| back(f64::from(p.x), f64::from(p.y)))
+                    .collect(),
+                area_px: area,
+                centroid: back(m.m10 / m.m00, m.m01 / m.m00),
+                contrast: region.contrast,
+            },
+            real,
+        ));
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The outline (view pixels) of two 40 x 40 squares joined by a 10-pixel neck.
+    fn dumbbell() -> Region {
+        let mut m = Mat::zeros(100, 140, core::CV_8UC1)
+            .unwrap()
+            .to_mat()
+            .unwrap();
+        for (x, y, w, h) in [(10, 20, 40, 40), (90, 20, 40, 40), (50, 35, 40, 10)] {
+            imgproc::rectangle(
+                &mut m,
+                core::Rect::new(x, y, w, h),
+                Scalar::all(255.0),
+                -1,
+                imgproc::LINE_8,
+                0,
+            )
+            .unwrap();
+        }
+        let mut contours: Vector<Vector<Point>> = Vector::new();
+        imgproc::find_contours(
+            &m,
+            &mut contours,
+            imgproc::RETR_EXTERNAL,
+            imgproc::CHAIN_APPROX_NONE,
+            Point::new(0, 0),
+        )
+        .unwrap();
+        assert_eq!(contours.len(), 1);
+        let c = contours.get(0).unwrap();
+        Region {
+            contour: c.iter().map(|p| [f64::from(p.x), f64::from(p.y)]).collect(),
+            area_px: imgproc::contour_area(&c, false).unwrap(),
+            centroid: [70.0, 40.0],
+            contrast: 50.0,
+        }
+    }
+
+    #[test]
+    fn a_neck_splits_a_region_in_two() {
+        let parts = split(&dumbbell(), 6, 400.0, 4000.0).unwrap();
+        assert_eq!(
+            parts.len(),
+            2,
+            "{:?}",
+            parts.iter().map(|p| p.0.area_px).collect::<Vec<_>>()
+        );
+        for (part, own) in &parts {
+            // Each square keeps about its own area and centre.
+            assert!((part.area_px - 1521.0).abs() < 80.0, "{}", part.area_px);
+            assert!((part.centroid[1] - 39.5).abs() < 1.5, "{:?}", part.centroid);
+            assert!(
+                [29.5, 109.5]
+                    .iter()
+                    .any(|x| (part.centroid[0] - x).abs() < 2.0)
+            );
+            // Most of its boundary is the region's own; where the neck was cut it is not.
+            let real = own.iter().filter(|r| **r).count() as f64 / own.len() as f64;
+            assert!((0.85..0.99).contains(&real), "{real}");
+        }
+    }
+
+    #[test]
+    fn a_region_without_a_neck_stays_whole() {
+        let whole = dumbbell();
+        // Opened by a disc wider than a square, nothing is left; by one narrower than the
+        // neck, the region stays one part, all of its boundary its own.
+        assert!(split(&whole, 21, 400.0, 4000.0).unwrap().is_empty());
+        let parts = split(&whole, 3, 400.0, 8000.0).unwrap();
+        assert_eq!(parts.len(), 1);
+        assert!(parts[0].1.iter().all(|r| *r));
+    }
 }
