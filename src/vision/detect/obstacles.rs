@@ -45,6 +45,8 @@ const GROW_FRACTION: f64 = 0.75;
 /// Edge support enough for a standard outline seen whole and fitted closely (0.7 let a
 /// false one through on the rendered sets).
 const RELAXED_SUPPORT: f64 = 0.75;
+/// Mean difference (grey levels) below which a region is faint enough to be grown.
+const FAINT_CONTRAST: f64 = 50.0;
 
 /// Every obstacle token on the play area: a standard model with its pose where one fits,
 /// else the measured polygon. `ships` are the bases already found, so that a base or its
@@ -294,11 +296,23 @@ pub fn find_obstacles(
             .iter()
             .filter_map(|o| o.outline(models).ok())
             .collect();
+        let faint: Vec<[f64; 2]> = regions
+            .iter()
+            .filter(|r| r.contrast < FAINT_CONTRAST)
+            .map(|r| r.centroid)
+            .collect();
         for region in &grown {
             let c = view.to_table(region.centroid[0], region.centroid[1]);
             if outlines
                 .iter()
                 .any(|o| crate::geometry::polygon::ring_contains(o, c))
+            {
+                continue;
+            }
+            // Only a region grown from a faint one: a clear one is already whole.
+            if !faint
+                .iter()
+                .any(|f| crate::geometry::polygon::ring_contains(&region.contour, *f))
             {
                 continue;
             }
