@@ -82,6 +82,22 @@ fn ships_on_a_rendered_table() {
     assert!(within(0.6) >= 2, "{} ships within 0.6 mm", within(0.6));
     assert!(within(1.5) >= 3, "{} ships within 1.5 mm", within(1.5));
     assert!(s.ships.iter().all(|m| m.sigma_mm.is_some_and(|v| v > 0.0)));
+    // Facing from the token's edge strips. In the pipeline it is right for 176 of the 199
+    // bases of the rendered sets (the wedge cue before it: 158), but this scene is a hard
+    // one: the medium ship's orange front arc has a twin at its rear (the miniature's orange
+    // engines hang over the rear edge, the disc is hidden), and one small token is all but
+    // covered. Measured at the true poses: 3 of 5 right, the other 2 wrong and confident.
+    let facings: Vec<(f64, bool)> = s
+        .ships
+        .iter()
+        .map(|m| (m.centre_error_mm, m.facing_right))
+        .collect();
+    eprintln!("facings {facings:?}");
+    let (n, right, confident_wrong) = facing_in_scene(&truth, &frame);
+    eprintln!(
+        "facing at the true poses: {right} of {n} right, {confident_wrong} confidently wrong"
+    );
+    assert!(right >= 3, "facing at the true poses: {right} of {n}");
     assert_eq!(s.obstacles.len(), truth.scene.obstacles.len(), "obstacles");
     // The scene is usable by the rules as it stands.
     let table = Table::from_scene(&scene, models).expect("a valid scene");
@@ -248,4 +264,74 @@ fn detect_command_refuses_bad_input_in_one_line() {
         err.trim().lines().count() == 1 && err.contains("none.avi"),
         "{err}"
     );
+}
+
+/// Facing read at the true poses (each ship's side angle given a quarter turn off, so the
+/// direction must be found), over more rendered scenes: how many right, and how many
+/// wrong with a confidence of 0.3 or more.
+fn facing_at_true_poses(seeds: &[u64]) -> (usize, usize, usize) {
+    let (mut n, mut right, mut confident_wrong) = (0, 0, 0);
+    for &seed in seeds {
+        let (_dir, truth, frame) = render(seed);
+        let (a, b, c) = facing_in_scene(&truth, &frame);
+        (n, right, confident_wrong) = (n + a, right + b, confident_wrong + c);
+    }
+    (n, right, confident_wrong)
+}
+
+fn facing_in_scene(truth: &Truth, frame: &Mat) -> (usize, usize, usize) {
+    use hashmark::vision::detect::base_search::MiniMask;
+    use hashmark::vision::detect::facing::facing;
+    use hashmark::vision::detect::ortho::OrthoView;
+    let models = Models::builtin();
+    let (mut n, mut right, mut confident_wrong) = (0, 0, 0);
+    {
+        let play = truth.scene.play_area;
+        let view = OrthoView::new(
+            -10.0,
+            -10.0,
+            play.width_mm + 10.0,
+            play.height_mm + 10.0,
+            models.bases.base_top_height_mm,
+            1.0,
+        );
+        let ortho = view.render(frame, &truth.camera).expect("ortho");
+        let minis = MiniMask::new(&ortho, &view).expect("mask");
+        for (i, s) in truth.scene.ships.iter().enumerate() {
+            let half = models.bases.get(s.size).width_mm / 2.0;
+            let rim = if half < 25.0 { 1.6 } else { 2.0 };
+            let k = i % 4;
+            let angle = (s.heading_deg - 90.0 * k as f64).to_radians();
+            let f = facing(
+                frame,
+                &truth.camera,
+                [s.x, s.y],
+                angle,
+                half - rim,
+                models.bases.base_top_height_mm,
+                Some(&minis),
+            );
+            n += 1;
+            if f.k == k {
+                right += 1;
+            } else if f.confidence >= 0.3 {
+                confident_wrong += 1;
+            }
+        }
+    }
+    (n, right, confident_wrong)
+}
+
+// Heavier: the twelve rendered 1080p scenes of the accuracy report, with the true camera
+// (`cargo test --release --test detect_ships -- --ignored`, about 80 s). Measured: 59 of
+// 67 right, 7 wrong with a confidence of 0.3 or more; the misses are tokens the miniature
+// all but covers, and orange engines over a rear edge.
+#[test]
+#[ignore]
+fn facing_on_more_scenes() {
+    let (n, right, confident_wrong) =
+        facing_at_true_poses(&[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 21]);
+    eprintln!("facing at true poses: {right} of {n} right, {confident_wrong} confidently wrong");
+    assert!(right * 100 >= n * 85, "{right} of {n}");
+    assert!(confident_wrong * 100 <= n * 12, "{confident_wrong} of {n}");
 }

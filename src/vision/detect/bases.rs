@@ -2,7 +2,7 @@
 //! sizes the vote suggests, the best-supported fit kept, then its facing read from the token.
 
 use super::base_fit::{BaseFit, BaseGuess, BaseShape, RIM_PRIOR_MM, fit_base};
-use super::base_search::{Gradients, bright_blobs, under_blob};
+use super::base_search::{Gradients, MiniMask, bright_blobs, under_blob};
 use super::facing::facing;
 use crate::geometry::PlayArea;
 use crate::geometry::polygon::{ring_contains, segment_distance};
@@ -71,6 +71,7 @@ struct Search<'a> {
     shape: &'a BaseShape,
     halves: &'a [(BaseSize, f64)],
     z: f64,
+    minis: &'a MiniMask,
 }
 
 impl Search<'_> {
@@ -143,7 +144,15 @@ impl Search<'_> {
             if quality < MIN_QUALITY || moved > 4.0 || !(0.5..=3.5).contains(&fit.rim) {
                 continue;
             }
-            let f = facing(frame, camera, fit.centre, fit.angle, fit.half - fit.rim, z);
+            let f = facing(
+                frame,
+                camera,
+                fit.centre,
+                fit.angle,
+                fit.half - fit.rim,
+                z,
+                Some(self.minis),
+            );
             let heading = (fit.angle.to_degrees() + 90.0 * f.k as f64).rem_euclid(360.0);
             best = Some((
                 quality,
@@ -177,6 +186,7 @@ pub fn find_bases(
         .map(|s| (*s, models.bases.get(*s).width_mm / 2.0))
         .collect();
     let shape = BaseShape::from_models(models);
+    let minis = MiniMask::new(ortho, &grads.view)?;
     let blobs: Vec<[f64; 2]> = bright_blobs(ortho, &grads.view)?
         .into_iter()
         .map(|(blob, _)| blob)
@@ -192,6 +202,7 @@ pub fn find_bases(
         shape: &shape,
         halves: &halves,
         z,
+        minis: &minis,
     };
     // The blobs are independent: half on each core.
     let (a, b) = blobs.split_at(blobs.len() / 2);
