@@ -118,15 +118,16 @@ impl Gradients {
         let v = &self.view;
         let (w, h) = (v.width as i64, v.height as i64);
         let steps = (reach / 2.0).round() as i64;
-        let margin = ((half * std::f64::consts::SQRT_2 + reach + 4.0) / v.mm_per_px).ceil() as i64;
+        // An outline's samples reach this far (px) from its centre; positions whose samples
+        // would leave the view are skipped one by one (a large base at the play area's edge
+        // has most of its search window inside).
+        let margin = ((half * std::f64::consts::SQRT_2 + 3.0) / v.mm_per_px).ceil() as i64;
         let [pc, pr] = v.to_pixel(centre[0], centre[1]);
         if !(pc.is_finite() && pr.is_finite()) {
             return Vec::new();
         }
-        let (ic, ir) = (pc.round() as i64, pr.round() as i64);
-        if ic - margin < 0 || ir - margin < 0 || ic + margin >= w || ir + margin >= h {
-            return Vec::new();
-        }
+        let inside =
+            |c: i64, r: i64| c - margin >= 0 && r - margin >= 0 && c + margin < w && r + margin < h;
         let step_px = 2.0 / v.mm_per_px;
         let mut grid = Vec::new();
         for ai in 0..18 {
@@ -135,7 +136,11 @@ impl Gradients {
             for dy in -steps..=steps {
                 for dx in -steps..=steps {
                     let (c, r) = (pc + dx as f64 * step_px, pr + dy as f64 * step_px);
-                    let s = self.score_at(&samples, c.round() as i64, r.round() as i64, half);
+                    let (ci, ri) = (c.round() as i64, r.round() as i64);
+                    if !inside(ci, ri) {
+                        continue;
+                    }
+                    let s = self.score_at(&samples, ci, ri, half);
                     grid.push((s, v.to_table(c, r), a));
                 }
             }

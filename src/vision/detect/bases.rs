@@ -190,6 +190,11 @@ pub fn find_bases(
     let blobs: Vec<[f64; 2]> = bright_blobs(ortho, &grads.view)?
         .into_iter()
         .map(|(blob, _)| blob)
+        // The view reaches a little past the play area, where the table beside the mat is
+        // bright against it: a blob there is the table's edge, not a miniature.
+        .filter(|blob| {
+            (0.0..=play.width_mm).contains(&blob[0]) && (0.0..=play.height_mm).contains(&blob[1])
+        })
         // A rock is a bright blob too; one that matched an obstacle outline is not a ship.
         .filter(|blob| {
             let below = under_blob(camera, *blob, z, 0.0);
