@@ -711,3 +711,68 @@ mod overlay {
         assert!(h.app.judge.is_none());
     }
 }
+
+#[test]
+fn a_judge_is_told_when_detection_is_unsure_of_the_rolling_ship() {
+    let request = RollRequest::new("s1", &[Side::Right], &RollOptions::default());
+    let report_for = |confidence: Option<f64>| {
+        let (mut scene, _) = demo();
+        scene.ships[0].quality.sigma_mm = confidence.map(|_| 0.4);
+        scene.ships[0].quality.sigma_deg = confidence.map(|_| 0.3);
+        scene.ships[0].quality.confidence = confidence;
+        let table = Table::from_scene(&scene, Models::builtin()).expect("table");
+        let source = ReportSource::Scene { path: "x".into() };
+        JudgeReport::new(&scene, &table, &request, source, None).expect("report")
+    };
+    // A scene typed by hand says nothing about detection, and its report has no such field.
+    let typed = report_for(None);
+    assert!(typed.detection.is_none());
+    assert!(!typed.to_json_pretty().contains("\"detection\""));
+    // A confident detection is stated; an unsure one tells the judge to look.
+    let sure = report_for(Some(0.9)).detection.expect("note");
+    assert!(
+        !sure.unsure && !sure.text.contains("by eye"),
+        "{}",
+        sure.text
+    );
+    assert!(
+        sure.text.contains("0.40 mm") && sure.text.contains("0.90"),
+        "{}",
+        sure.text
+    );
+    let unsure = report_for(Some(0.3));
+    let note = unsure.detection.as_ref().expect("note");
+    assert!(note.unsure && note.text.contains("by eye"), "{}", note.text);
+    let json: Value = serde_json::from_str(&unsure.to_json_pretty()).expect("json");
+    assert_eq!(json["detection"]["unsure"], Value::Bool(true));
+    // The command prints it under the verdict.
+    let tmp = tempfile::tempdir().expect("tmp");
+    let scene_path = tmp.path().join("scene.json");
+    std::fs::write(
+        &scene_path,
+        serde_json::to_string(&unsure.scene).expect("scene json"),
+    )
+    .expect("write scene");
+    let out_dir = tmp.path().join("report");
+    let out = hashmark(&[
+        "judge",
+        "--scene",
+        &scene_path.to_string_lossy(),
+        "--ship",
+        "s1",
+        "--direction",
+        "right",
+        "--out",
+        &out_dir.to_string_lossy(),
+    ]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("s1 detected to ± 0.40 mm") && stdout.contains("by eye"),
+        "{stdout}"
+    );
+}

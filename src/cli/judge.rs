@@ -57,6 +57,9 @@ pub fn run(args: &JudgeArgs) -> anyhow::Result<()> {
     };
     let written = write_report(&args.out, &report).context("judge report")?;
     print!("{}", super::roll::text_report(&report.verdict));
+    if let Some(note) = &report.detection {
+        println!("{}", note.text);
+    }
     for p in written {
         eprintln!("wrote {}", p.display());
     }

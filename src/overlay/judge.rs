@@ -133,6 +133,16 @@ impl JudgeMode {
             None => {}
         }
         ui.separator();
+        if let Some(note) = self
+            .frozen
+            .scene
+            .ships
+            .iter()
+            .find(|s| s.id == self.frozen.selected_id())
+            .and_then(judge::DetectionNote::of)
+        {
+            ui.label(RichText::new(&note.text).color(if note.unsure { CLOSE } else { LEGAL }));
+        }
         match &self.verdict {
             Ok(v) => verdict_ui(ui, v),
             Err(e) => {
