@@ -244,3 +244,42 @@ fn the_mouse_wheel_zooms_about_the_pointer() {
         "{p:?}"
     );
 }
+
+#[test]
+fn ships_detection_doubts_are_drawn_amber_with_a_question_mark() {
+    use hashmark::overlay::paint::CLOSE;
+    // The demo scene as detection might have written it: s2 confidently found, s3 not.
+    let text = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("demo/scene.json"),
+    )
+    .expect("demo scene");
+    let mut scene: serde_json::Value = serde_json::from_str(&text).expect("json");
+    for (i, confidence) in [(1, 0.9), (2, 0.3)] {
+        let ship = &mut scene["ships"][i];
+        ship["sigma_mm"] = serde_json::json!(0.5);
+        ship["sigma_deg"] = serde_json::json!(0.4);
+        ship["confidence"] = serde_json::json!(confidence);
+    }
+    let dir = tempfile::tempdir().expect("tmp");
+    let path = dir.path().join("scene.json");
+    std::fs::write(&path, scene.to_string()).expect("write");
+    let build = |p: &std::path::Path| {
+        OverlayApp::from_source(
+            &Source::Scene(p.to_path_buf()),
+            None,
+            Sides::Both,
+            RollTemplate::Straight1,
+            false,
+        )
+        .expect("app")
+    };
+    let mut h = Harness::demo();
+    let amber_before = h.stroked_in(CLOSE);
+    assert_eq!(h.app.drawn().unsure, 0);
+    h.app = build(&path);
+    h.frame(vec![]);
+    h.frame(vec![]);
+    assert_eq!(h.app.drawn().ships, 8);
+    assert_eq!(h.app.drawn().unsure, 1, "only s3 is doubted");
+    assert!(h.stroked_in(CLOSE) > amber_before, "its outline is amber");
+}

@@ -604,6 +604,13 @@ impl OverlayApp {
         // A click may have changed the ship: draw what is now chosen.
         let judged = if clicked { self.state.judge() } else { judged };
         let shown = self.judge.as_ref().map_or(&self.state, |j| &j.frozen);
+        let unsure: Vec<String> = shown
+            .scene
+            .ships
+            .iter()
+            .filter(|s| crate::judge::DetectionNote::of(s).is_some_and(|n| n.unsure))
+            .map(|s| s.id.clone())
+            .collect();
         self.drawn = paint_table(
             &painter,
             rect,
@@ -611,6 +618,7 @@ impl OverlayApp {
             &shown.table,
             shown.selected(),
             judged.verdict.as_ref().ok(),
+            &unsure,
         );
         self.last_view = Some((t, rect));
         self.last_judged = Some(judged);

@@ -62,6 +62,8 @@ pub struct Drawn {
     pub templates: Vec<(Side, Rect)>,
     pub landings: Vec<DrawnLanding>,
     pub ships: usize,
+    /// Ships drawn as ones detection is unsure of (amber, "?").
+    pub unsure: usize,
     pub obstacles: usize,
 }
 
@@ -121,7 +123,9 @@ fn base_side(shape: &crate::geometry::Shape) -> f64 {
 }
 
 /// Draws the table and, with a verdict, the selected ship's roll. `view` is the area the
-/// drawing owns (everything is clipped to it).
+/// drawing owns (everything is clipped to it). Ships whose ids are in `unsure` are ones
+/// detection doubts (outline or facing hidden): drawn amber with a "?", so nobody takes
+/// their landings for a measurement.
 pub fn paint_table(
     painter: &Painter,
     view: Rect,
@@ -129,6 +133,7 @@ pub fn paint_table(
     table: &Table,
     selected: Option<usize>,
     verdict: Option<&RollVerdict>,
+    unsure: &[String],
 ) -> Drawn {
     let painter = painter.with_clip_rect(view);
     let mut drawn = Drawn::default();
@@ -189,13 +194,14 @@ pub fn paint_table(
     for (i, s) in table.ships.iter().enumerate() {
         let ring = points(s.shape.outline());
         let is_selected = selected == Some(i);
+        let doubted = unsure.contains(&s.id);
         painter.add(fill(t, &ring, SHIP_FILL));
         painter.add(Shape::closed_line(
             to_screen(t, ring.iter().copied()),
-            if is_selected {
-                Stroke::new(2.5, SELECTED)
-            } else {
-                Stroke::new(1.0, SHIP_EDGE)
+            match (is_selected, doubted) {
+                (true, _) => Stroke::new(2.5, SELECTED),
+                (false, true) => Stroke::new(1.5, CLOSE),
+                (false, false) => Stroke::new(1.0, SHIP_EDGE),
             },
         ));
         let side = base_side(&s.shape);
@@ -205,13 +211,24 @@ pub fn paint_table(
             Stroke::new(2.0, SELECTED),
         );
         let label = s.pose.to_table(Point::new(0.0, -0.22 * side));
-        painter.text(
-            t.to_screen(label.x, label.y),
-            Align2::CENTER_CENTER,
-            &s.id,
-            small.clone(),
-            Color32::WHITE,
-        );
+        if doubted {
+            painter.text(
+                t.to_screen(label.x, label.y),
+                Align2::CENTER_CENTER,
+                format!("{} ?", s.id),
+                small.clone(),
+                CLOSE,
+            );
+            drawn.unsure += 1;
+        } else {
+            painter.text(
+                t.to_screen(label.x, label.y),
+                Align2::CENTER_CENTER,
+                &s.id,
+                small.clone(),
+                Color32::WHITE,
+            );
+        }
         drawn.ships += 1;
     }
 
