@@ -197,6 +197,17 @@ fn the_camera_view_draws_the_frame_and_the_projected_scene() {
     assert_eq!(h.app.live.as_ref().map(|l| l.mode), Some(ViewMode::Table));
     h.key(Key::V, Modifiers::NONE);
     assert_eq!(h.app.live.as_ref().map(|l| l.mode), Some(ViewMode::Split));
+    assert_eq!(h.app.camera_drawn().unsure, 0);
+    // Detection doubts two ships (a hidden outline, a hidden facing): both views mark them.
+    let mut doubted = demo_scene();
+    for (i, confidence) in [(0, 0.25), (4, 0.5), (5, 0.95)] {
+        doubted.ships[i].quality.sigma_mm = Some(0.6);
+        doubted.ships[i].quality.sigma_deg = Some(0.5);
+        doubted.ships[i].quality.confidence = Some(confidence);
+    }
+    h.post(1, doubted);
+    assert_eq!(h.app.camera_drawn().unsure, 2);
+    assert_eq!(h.app.drawn().unsure, 2);
 }
 
 #[test]

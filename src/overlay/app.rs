@@ -538,6 +538,7 @@ impl OverlayApp {
                 table: &shown.table,
                 selected: shown.selected(),
                 verdict: judged.verdict.as_ref().ok(),
+                unsure: &unsure_ids(&shown.scene),
             },
         );
         if response.clicked()
@@ -604,13 +605,7 @@ impl OverlayApp {
         // A click may have changed the ship: draw what is now chosen.
         let judged = if clicked { self.state.judge() } else { judged };
         let shown = self.judge.as_ref().map_or(&self.state, |j| &j.frozen);
-        let unsure: Vec<String> = shown
-            .scene
-            .ships
-            .iter()
-            .filter(|s| crate::judge::DetectionNote::of(s).is_some_and(|n| n.unsure))
-            .map(|s| s.id.clone())
-            .collect();
+        let unsure = unsure_ids(&shown.scene);
         self.drawn = paint_table(
             &painter,
             rect,
@@ -668,4 +663,14 @@ fn live_bar(ui: &mut Ui, live: &mut LiveView, can_calibrate: bool) -> bool {
         can_calibrate && ui.button("Calibrate… (K)").clicked()
     })
     .inner
+}
+
+/// The ships of `scene` detection doubts (see [`crate::judge::UNSURE_CONFIDENCE`]).
+fn unsure_ids(scene: &crate::scene::Scene) -> Vec<String> {
+    scene
+        .ships
+        .iter()
+        .filter(|s| crate::judge::DetectionNote::of(s).is_some_and(|n| n.unsure))
+        .map(|s| s.id.clone())
+        .collect()
 }

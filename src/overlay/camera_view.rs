@@ -32,6 +32,8 @@ pub struct CameraDrawn {
     pub ships: Vec<Vec<Pos2>>,
     pub obstacles: usize,
     pub landings: usize,
+    /// Ships drawn as doubted.
+    pub unsure: usize,
 }
 
 /// Camera pixels to screen points for a frame shown in `image_rect`.
@@ -96,6 +98,8 @@ pub struct CameraScene<'a> {
     pub table: &'a Table,
     pub selected: Option<usize>,
     pub verdict: Option<&'a RollVerdict>,
+    /// Ids of the ships detection doubts: drawn amber with a "?".
+    pub unsure: &'a [String],
 }
 
 /// Draws the frame fitted into `view` and the scene over it.
@@ -143,20 +147,29 @@ pub fn paint_camera(painter: &Painter, view: Rect, c: &CameraScene) -> CameraDra
         let ring = points(s.shape.outline());
         let ps = project_ring(project, &map, &ring, c.base_top_mm).unwrap_or_default();
         if !ps.is_empty() {
-            let stroke = if c.selected == Some(i) {
-                Stroke::new(2.5, SELECTED)
-            } else {
-                Stroke::new(1.5, SHIP_EDGE)
+            let doubted = c.unsure.contains(&s.id);
+            let stroke = match (c.selected == Some(i), doubted) {
+                (true, _) => Stroke::new(2.5, SELECTED),
+                (false, true) => Stroke::new(1.5, super::paint::CLOSE),
+                (false, false) => Stroke::new(1.5, SHIP_EDGE),
             };
             painter.add(Shape::closed_line(ps.clone(), stroke));
             if let Some(at) = project([s.pose.x, s.pose.y, c.base_top_mm]) {
+                let (label, colour) = if doubted {
+                    (format!("{} ?", s.id), super::paint::CLOSE)
+                } else {
+                    (s.id.clone(), Color32::WHITE)
+                };
                 painter.text(
                     map.to_screen(at),
                     Align2::CENTER_CENTER,
-                    &s.id,
+                    label,
                     font.clone(),
-                    Color32::WHITE,
+                    colour,
                 );
+            }
+            if doubted {
+                drawn.unsure += 1;
             }
         }
         drawn.ships.push(ps);
