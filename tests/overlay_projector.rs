@@ -319,3 +319,81 @@ fn v_switches_between_table_and_projector_and_p_shows_the_pattern() {
     );
     assert!(p.drawn().image_rect.is_some());
 }
+
+#[test]
+fn doubted_ships_are_outlined_amber_even_with_the_bases_hidden() {
+    use hashmark::overlay::paint::CLOSE;
+    // The demo scene as detection might have written it: s2 doubted, s3 confidently found.
+    let text = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("demo/scene.json"),
+    )
+    .expect("demo scene");
+    let mut scene: serde_json::Value = serde_json::from_str(&text).expect("json");
+    for (i, confidence) in [(1, 0.3), (2, 0.9)] {
+        let ship = &mut scene["ships"][i];
+        ship["sigma_mm"] = serde_json::json!(0.5);
+        ship["sigma_deg"] = serde_json::json!(0.4);
+        ship["confidence"] = serde_json::json!(confidence);
+    }
+    let dir = tempfile::tempdir().expect("tmp");
+    let path = dir.path().join("scene.json");
+    std::fs::write(&path, scene.to_string()).expect("write");
+    let mut app = OverlayApp::from_source(
+        &Source::Scene(path),
+        Some("s1"),
+        Sides::Both,
+        RollTemplate::Straight1,
+        false,
+    )
+    .expect("app");
+    let mut p = ProjectorOutput::new(projection());
+    p.in_main = true;
+    app.projector = Some(p);
+    let mut run = Run {
+        ctx: egui::Context::default(),
+        app,
+    };
+    run.frame(vec![]);
+    let prims = run.frame(vec![]);
+    let drawn = run
+        .app
+        .projector
+        .as_ref()
+        .expect("projector")
+        .drawn()
+        .clone();
+    assert_eq!(drawn.bases, 8);
+    assert_eq!(drawn.unsure, 1);
+    // Amber where s2's base edges are projected (the midpoints of its two longest sides).
+    let frame = Frame::rasterise(&prims);
+    let image = run.image_rect();
+    let s2 = run.app.state.table.ships[1].shape.outline().to_vec();
+    let ring: Vec<[f64; 2]> = s2.iter().map(|q| [q.x, q.y]).collect();
+    let amber = side_midpoints(&ring)
+        .iter()
+        .filter(|m| {
+            // A pixel within one of the edge's projected midpoint of amber's hue (a 1 px
+            // line lands at about 70 % of its brightness).
+            let at = expected(image, **m);
+            let ratio = f32::from(CLOSE.g()) / f32::from(CLOSE.r());
+            (-1..=1).any(|dy| {
+                (-1..=1).any(|dx| {
+                    let [r, g, b] = frame.at(at + vec2(dx as f32, dy as f32)).map(f32::from);
+                    r >= 100.0 && b <= 30.0 && (g / r - ratio).abs() < 0.1
+                })
+            })
+        })
+        .count();
+    assert_eq!(amber, 2, "the midpoints of its two long sides are amber");
+    // With the bases hidden (B), the doubted one is still outlined.
+    run.app.projector.as_mut().expect("projector").show_bases = false;
+    run.frame(vec![]);
+    let drawn = run
+        .app
+        .projector
+        .as_ref()
+        .expect("projector")
+        .drawn()
+        .clone();
+    assert_eq!((drawn.bases, drawn.unsure), (1, 1));
+}

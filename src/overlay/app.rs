@@ -477,12 +477,14 @@ impl OverlayApp {
         }
         let shown = self.judge.as_ref().map_or(&self.state, |j| &j.frozen);
         let projection = p.projection.clone();
+        let unsure = unsure_ids(&shown.scene);
         let scene = ProjectorScene {
             projection: &projection,
             table: &shown.table,
             selected: shown.selected(),
             verdict: judged.verdict.as_ref().ok(),
             show_bases: p.show_bases,
+            unsure: &unsure,
         };
         p.paint(ui.ctx(), &painter, response.rect, &scene);
     }

@@ -139,6 +139,9 @@ pub struct ProjectorScene<'a> {
     pub verdict: Option<&'a RollVerdict>,
     /// Every base dim grey (the selected one dim yellow).
     pub show_bases: bool,
+    /// Ids of the ships detection doubts: their bases are outlined amber whether or not
+    /// the bases are shown, so the players see which ship to check.
+    pub unsure: &'a [String],
 }
 
 /// What the projector view drew, for tests and the screenshot sidecar.
@@ -147,6 +150,8 @@ pub struct ProjectorDrawn {
     pub image_rect: Option<Rect>,
     pub templates: usize,
     pub bases: usize,
+    /// Bases outlined as doubted.
+    pub unsure: usize,
     /// (legal, too close to call, screen polygon) of each landing drawn.
     pub landings: Vec<(bool, bool, Vec<Pos2>)>,
 }
@@ -191,16 +196,21 @@ pub fn paint_projector(painter: &Painter, view: Rect, s: &ProjectorScene) -> Pro
         Some(ps)
     };
 
-    if s.show_bases {
-        for (i, ship) in s.table.ships.iter().enumerate() {
-            let ring: Vec<[f64; 2]> = ship.shape.outline().iter().map(|p| [p.x, p.y]).collect();
-            let colour = if s.selected == Some(i) {
-                SELECTED
-            } else {
-                BASE
-            };
-            if outline(&ring, BASE_WIDTH, colour).is_some() {
-                drawn.bases += 1;
+    for (i, ship) in s.table.ships.iter().enumerate() {
+        let doubted = s.unsure.contains(&ship.id);
+        if !(s.show_bases || doubted) {
+            continue;
+        }
+        let ring: Vec<[f64; 2]> = ship.shape.outline().iter().map(|p| [p.x, p.y]).collect();
+        let colour = match (s.selected == Some(i), doubted) {
+            (_, true) => CLOSE,
+            (true, false) => SELECTED,
+            (false, false) => BASE,
+        };
+        if outline(&ring, BASE_WIDTH, colour).is_some() {
+            drawn.bases += 1;
+            if doubted {
+                drawn.unsure += 1;
             }
         }
     }
