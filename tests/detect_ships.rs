@@ -5,6 +5,8 @@
 //! (see the issue note), not the issue's targets.
 #![cfg(feature = "vision")]
 
+mod common;
+
 use hashmark::models::Models;
 use hashmark::rules::{RollOptions, Side, Table, barrel_roll};
 use hashmark::vision::detect::score::score;
@@ -285,38 +287,36 @@ fn facing_in_scene(truth: &Truth, frame: &Mat) -> (usize, usize, usize) {
     use hashmark::vision::detect::ortho::OrthoView;
     let models = Models::builtin();
     let (mut n, mut right, mut confident_wrong) = (0, 0, 0);
-    {
-        let play = truth.scene.play_area;
-        let view = OrthoView::new(
-            -10.0,
-            -10.0,
-            play.width_mm + 10.0,
-            play.height_mm + 10.0,
+    let play = truth.scene.play_area;
+    let view = OrthoView::new(
+        -10.0,
+        -10.0,
+        play.width_mm + 10.0,
+        play.height_mm + 10.0,
+        models.bases.base_top_height_mm,
+        1.0,
+    );
+    let ortho = view.render(frame, &truth.camera).expect("ortho");
+    let minis = MiniMask::new(&ortho, &view).expect("mask");
+    for (i, s) in truth.scene.ships.iter().enumerate() {
+        let half = models.bases.get(s.size).width_mm / 2.0;
+        let rim = if half < 25.0 { 1.6 } else { 2.0 };
+        let k = i % 4;
+        let angle = (s.heading_deg - 90.0 * k as f64).to_radians();
+        let f = facing(
+            frame,
+            &truth.camera,
+            [s.x, s.y],
+            angle,
+            half - rim,
             models.bases.base_top_height_mm,
-            1.0,
+            Some(&minis),
         );
-        let ortho = view.render(frame, &truth.camera).expect("ortho");
-        let minis = MiniMask::new(&ortho, &view).expect("mask");
-        for (i, s) in truth.scene.ships.iter().enumerate() {
-            let half = models.bases.get(s.size).width_mm / 2.0;
-            let rim = if half < 25.0 { 1.6 } else { 2.0 };
-            let k = i % 4;
-            let angle = (s.heading_deg - 90.0 * k as f64).to_radians();
-            let f = facing(
-                frame,
-                &truth.camera,
-                [s.x, s.y],
-                angle,
-                half - rim,
-                models.bases.base_top_height_mm,
-                Some(&minis),
-            );
-            n += 1;
-            if f.k == k {
-                right += 1;
-            } else if f.confidence >= 0.3 {
-                confident_wrong += 1;
-            }
+        n += 1;
+        if f.k == k {
+            right += 1;
+        } else if f.confidence >= 0.3 {
+            confident_wrong += 1;
         }
     }
     (n, right, confident_wrong)
@@ -342,24 +342,12 @@ fn facing_on_more_scenes() {
 // within about 65 mm of the edge. Measured: found within 0.2 mm, facing right.
 #[test]
 fn a_large_base_at_the_edge_of_the_play_area() {
-    use hashmark::scene::{Scene, ShipSpec};
     use hashmark::vision::sim::{camera_for, photograph, world::World};
     let models = Models::builtin();
-    let mut scene = Scene::new(hashmark::geometry::PlayArea {
-        width_mm: 914.4,
-        height_mm: 914.4,
-    });
-    let ship = |id: &str, size, x, y, heading_deg| ShipSpec {
-        id: id.into(),
-        size,
-        x,
-        y,
-        heading_deg,
-        quality: Default::default(),
-    };
+    let mut scene = common::scene();
     scene.ships = vec![
-        ship("s1", hashmark::models::BaseSize::Large, 866.0, 300.0, 282.5),
-        ship("s2", hashmark::models::BaseSize::Medium, 600.0, 880.0, 10.0),
+        common::ship("s1", hashmark::BaseSize::Large, 866.0, 300.0, 282.5),
+        common::ship("s2", hashmark::BaseSize::Medium, 600.0, 880.0, 10.0),
     ];
     let camera = camera_for(42, Resolution::Hd1080, [914.4, 914.4]);
     let world = World::build(&scene, 42, 42, models).expect("world");

@@ -4,11 +4,13 @@
 //! homography puts their edges, illegal ones are dim, and the rest is black.
 #![cfg(feature = "overlay")]
 
+mod common;
+
 use hashmark::geometry::polygon::segment_distance;
 use hashmark::overlay::egui::{
     self, Event, Key, Modifiers, Pos2, RawInput, Rect, epaint::Primitive, pos2, vec2,
 };
-use hashmark::overlay::projector::Projection;
+use hashmark::overlay::projector::{Projection, ProjectorDrawn};
 use hashmark::overlay::projector_output::ProjectorOutput;
 use hashmark::overlay::{OverlayApp, Sides, Source};
 use hashmark::rules::{Landing, RollTemplate};
@@ -105,8 +107,13 @@ struct Run {
 
 impl Run {
     fn demo() -> Run {
+        Run::new(&Source::Demo)
+    }
+
+    /// `source` with s1 selected, the projector view in the main window.
+    fn new(source: &Source) -> Run {
         let mut app = OverlayApp::from_source(
-            &Source::Demo,
+            source,
             Some("s1"),
             Sides::Both,
             RollTemplate::Straight1,
@@ -146,6 +153,15 @@ impl Run {
         };
         self.frame(vec![ev(true), ev(false)]);
         self.frame(vec![]);
+    }
+
+    fn projector_drawn(&self) -> ProjectorDrawn {
+        self.app
+            .projector
+            .as_ref()
+            .expect("projector")
+            .drawn()
+            .clone()
     }
 
     fn image_rect(&self) -> Rect {
@@ -324,44 +340,11 @@ fn v_switches_between_table_and_projector_and_p_shows_the_pattern() {
 fn doubted_ships_are_outlined_amber_even_with_the_bases_hidden() {
     use hashmark::overlay::paint::CLOSE;
     // The demo scene as detection might have written it: s2 doubted, s3 confidently found.
-    let text = std::fs::read_to_string(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("demo/scene.json"),
-    )
-    .expect("demo scene");
-    let mut scene: serde_json::Value = serde_json::from_str(&text).expect("json");
-    for (i, confidence) in [(1, 0.3), (2, 0.9)] {
-        let ship = &mut scene["ships"][i];
-        ship["sigma_mm"] = serde_json::json!(0.5);
-        ship["sigma_deg"] = serde_json::json!(0.4);
-        ship["confidence"] = serde_json::json!(confidence);
-    }
-    let dir = tempfile::tempdir().expect("tmp");
-    let path = dir.path().join("scene.json");
-    std::fs::write(&path, scene.to_string()).expect("write");
-    let mut app = OverlayApp::from_source(
-        &Source::Scene(path),
-        Some("s1"),
-        Sides::Both,
-        RollTemplate::Straight1,
-        false,
-    )
-    .expect("app");
-    let mut p = ProjectorOutput::new(projection());
-    p.in_main = true;
-    app.projector = Some(p);
-    let mut run = Run {
-        ctx: egui::Context::default(),
-        app,
-    };
+    let (_dir, path) = common::demo_scene_detected(&[(1, 0.3), (2, 0.9)]);
+    let mut run = Run::new(&Source::Scene(path));
     run.frame(vec![]);
     let prims = run.frame(vec![]);
-    let drawn = run
-        .app
-        .projector
-        .as_ref()
-        .expect("projector")
-        .drawn()
-        .clone();
+    let drawn = run.projector_drawn();
     assert_eq!(drawn.bases, 8);
     assert_eq!(drawn.unsure, 1);
     // Amber where s2's base edges are projected (the midpoints of its two longest sides).
@@ -388,12 +371,6 @@ fn doubted_ships_are_outlined_amber_even_with_the_bases_hidden() {
     // With the bases hidden (B), the doubted one is still outlined.
     run.app.projector.as_mut().expect("projector").show_bases = false;
     run.frame(vec![]);
-    let drawn = run
-        .app
-        .projector
-        .as_ref()
-        .expect("projector")
-        .drawn()
-        .clone();
+    let drawn = run.projector_drawn();
     assert_eq!((drawn.bases, drawn.unsure), (1, 1));
 }

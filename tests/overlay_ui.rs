@@ -3,6 +3,8 @@
 //! app's state, on what it reports it drew, and on the painted shapes' colours.
 #![cfg(feature = "overlay")]
 
+mod common;
+
 use hashmark::overlay::egui::{
     self, Color32, Event, Key, Modifiers, PointerButton, Pos2, RawInput, Rect, Shape, vec2,
 };
@@ -249,20 +251,7 @@ fn the_mouse_wheel_zooms_about_the_pointer() {
 fn ships_detection_doubts_are_drawn_amber_with_a_question_mark() {
     use hashmark::overlay::paint::CLOSE;
     // The demo scene as detection might have written it: s2 confidently found, s3 not.
-    let text = std::fs::read_to_string(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("demo/scene.json"),
-    )
-    .expect("demo scene");
-    let mut scene: serde_json::Value = serde_json::from_str(&text).expect("json");
-    for (i, confidence) in [(1, 0.9), (2, 0.3)] {
-        let ship = &mut scene["ships"][i];
-        ship["sigma_mm"] = serde_json::json!(0.5);
-        ship["sigma_deg"] = serde_json::json!(0.4);
-        ship["confidence"] = serde_json::json!(confidence);
-    }
-    let dir = tempfile::tempdir().expect("tmp");
-    let path = dir.path().join("scene.json");
-    std::fs::write(&path, scene.to_string()).expect("write");
+    let (_dir, path) = common::demo_scene_detected(&[(1, 0.9), (2, 0.3)]);
     let build = |p: &std::path::Path| {
         OverlayApp::from_source(
             &Source::Scene(p.to_path_buf()),

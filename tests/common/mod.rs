@@ -83,3 +83,25 @@ pub fn wrap180(a: f64) -> f64 {
     let d = a.rem_euclid(360.0);
     if d > 180.0 { d - 360.0 } else { d }
 }
+
+/// The demo scene as detection might have written it, in a file: ship `i` gets sigmas
+/// and the given confidence (below 0.6 detection doubts it). Keep the directory alive.
+pub fn demo_scene_detected(
+    confidences: &[(usize, f64)],
+) -> (tempfile::TempDir, std::path::PathBuf) {
+    let text = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("demo/scene.json"),
+    )
+    .expect("demo scene");
+    let mut scene: serde_json::Value = serde_json::from_str(&text).expect("json");
+    for &(i, confidence) in confidences {
+        let ship = &mut scene["ships"][i];
+        ship["sigma_mm"] = serde_json::json!(0.5);
+        ship["sigma_deg"] = serde_json::json!(0.4);
+        ship["confidence"] = serde_json::json!(confidence);
+    }
+    let dir = tempfile::tempdir().expect("tmp");
+    let path = dir.path().join("scene.json");
+    std::fs::write(&path, scene.to_string()).expect("write");
+    (dir, path)
+}

@@ -89,6 +89,12 @@ pub fn facing(
     z: f64,
     hidden: Option<&MiniMask>,
 ) -> Facing {
+    let top = TokenTop {
+        frame,
+        camera,
+        z,
+        hidden,
+    };
     // Per side i (outward normal angle + i * 90 deg): visible and coloured samples.
     let mut seen = [0.0f64; 4];
     let mut col = [0.0f64; 4];
@@ -107,10 +113,7 @@ pub fn facing(
                     centre[0] + d * n[0] + x * t[0],
                     centre[1] + d * n[1] + x * t[1],
                 ];
-                if hidden.is_some_and(|m| m.covers(p)) {
-                    continue;
-                }
-                let Some(px) = pixel_at(frame, camera, [p[0], p[1], z]) else {
+                let Some(px) = top.pixel(p) else {
                     continue;
                 };
                 seen[i] += 1.0;
@@ -120,7 +123,7 @@ pub fn facing(
             }
         }
     }
-    let disc = disc_counts(frame, camera, centre, angle, half_token, z, hidden);
+    let disc = disc_counts(&top, centre, angle, half_token);
     // Tempered binomial log-likelihoods. (Tried and dropped on 199 rendered bases: letting a
     // printed feature go unseen, a mixture of showing and not, turned 3-9 more the wrong way,
     // since a disc's corner in view without orange is evidence; letting a strip that is not
@@ -135,8 +138,8 @@ pub fn facing(
             *lp += ll(*n, *o, if j == k { P_DISC } else { P_NO_DISC });
         }
     }
-    let top = logp.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    let w: Vec<f64> = logp.iter().map(|l| (l - top).exp()).collect();
+    let best = logp.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let w: Vec<f64> = logp.iter().map(|l| (l - best).exp()).collect();
     let sum: f64 = w.iter().sum();
     let post: [f64; 4] = [w[0] / sum, w[1] / sum, w[2] / sum, w[3] / sum];
     let mut order = [0usize, 1, 2, 3];
@@ -148,16 +151,26 @@ pub fn facing(
     }
 }
 
-/// For each direction k, the (visible, orange) samples where its initiative disc would be.
-fn disc_counts(
-    frame: &Mat,
-    camera: &Camera,
-    centre: [f64; 2],
-    angle: f64,
-    half_token: f64,
+/// The token's top as the camera sees it: what a table point on it looks like, unless a
+/// miniature is seen there instead or it is off the frame.
+struct TokenTop<'a> {
+    frame: &'a Mat,
+    camera: &'a Camera,
     z: f64,
-    hidden: Option<&MiniMask>,
-) -> [(f64, f64); 4] {
+    hidden: Option<&'a MiniMask>,
+}
+
+impl TokenTop<'_> {
+    fn pixel(&self, p: [f64; 2]) -> Option<Vec3b> {
+        if self.hidden.is_some_and(|m| m.covers(p)) {
+            return None;
+        }
+        pixel_at(self.frame, self.camera, [p[0], p[1], self.z])
+    }
+}
+
+/// For each direction k, the (visible, orange) samples where its initiative disc would be.
+fn disc_counts(top: &TokenTop, centre: [f64; 2], angle: f64, half_token: f64) -> [(f64, f64); 4] {
     let mut out = [(0.0, 0.0); 4];
     for (k, o) in out.iter_mut().enumerate() {
         let h = angle + k as f64 * std::f64::consts::FRAC_PI_2;
@@ -173,11 +186,7 @@ fn disc_counts(
                 if dx.hypot(dy) > 2.2 {
                     continue;
                 }
-                let q = [c[0] + dx, c[1] + dy];
-                if hidden.is_some_and(|m| m.covers(q)) {
-                    continue;
-                }
-                let Some(p) = pixel_at(frame, camera, [q[0], q[1], z]) else {
+                let Some(p) = top.pixel([c[0] + dx, c[1] + dy]) else {
                     continue;
                 };
                 o.0 += 1.0;

@@ -14,6 +14,7 @@ mod shape;
 mod view;
 
 use crate::geometry::PlayArea;
+use crate::geometry::polygon::ring_contains;
 use crate::models::Models;
 use crate::scene::{ObstacleSpec, Quality, ShipSpec};
 use crate::vision::detect::ortho::OrthoView;
@@ -282,8 +283,15 @@ pub fn find_obstacles(
         }
     }
     // A faint token (a grey one on a dim nebula) crosses the threshold only in patches:
-    // grown from them down to a lower level, its whole face may show the outline.
-    {
+    // grown from them down to a lower level, its whole face may show the outline. Only
+    // regions grown from a faint one are tried again (a clear one is already whole), so
+    // without a faint region there is nothing to grow.
+    let faint: Vec<[f64; 2]> = regions
+        .iter()
+        .filter(|r| r.contrast < FAINT_CONTRAST)
+        .map(|r| r.centroid)
+        .collect();
+    if !faint.is_empty() {
         let grown = segment::regions(
             &diff,
             threshold,
@@ -296,27 +304,13 @@ pub fn find_obstacles(
             .iter()
             .filter_map(|o| o.outline(models).ok())
             .collect();
-        let faint: Vec<[f64; 2]> = regions
-            .iter()
-            .filter(|r| r.contrast < FAINT_CONTRAST)
-            .map(|r| r.centroid)
-            .collect();
         for region in &grown {
             let c = view.to_table(region.centroid[0], region.centroid[1]);
-            if outlines
-                .iter()
-                .any(|o| crate::geometry::polygon::ring_contains(o, c))
-            {
-                continue;
+            let matched = outlines.iter().any(|o| ring_contains(o, c));
+            let from_faint = faint.iter().any(|f| ring_contains(&region.contour, *f));
+            if from_faint && !matched {
+                found.extend(in_region(region)?);
             }
-            // Only a region grown from a faint one: a clear one is already whole.
-            if !faint
-                .iter()
-                .any(|f| crate::geometry::polygon::ring_contains(&region.contour, *f))
-            {
-                continue;
-            }
-            found.extend(in_region(region)?);
         }
     }
     let key = |o: &ObstacleSpec| -> [f64; 2] {

@@ -5,7 +5,7 @@
 //! smooth at the scale of a token, apart from stars, which the opening removes).
 
 use crate::vision::VisionError;
-use opencv::core::{self, BORDER_DEFAULT, Mat, Point, Scalar, Size, Vector};
+use opencv::core::{self, Mat, Point, Scalar, Size, Vector};
 use opencv::imgproc;
 use opencv::prelude::*;
 
@@ -185,16 +185,51 @@ pub fn regions(
         core::BORDER_CONSTANT,
         Scalar::all(0.0),
     )?;
+    let mut out = Vec::new();
+    for Blob {
+        contour: c,
+        area_px,
+        centroid,
+    } in outer_contours(&opened, min_px, max_px)?
+    {
+        let rect = imgproc::bounding_rect(&c)?;
+        let roi = Mat::roi(diff, rect)?;
+        let mut fill = Mat::zeros(rect.height, rect.width, core::CV_8UC1)?.to_mat()?;
+        let shifted: Vector<Point> = c
+            .iter()
+            .map(|p| Point::new(p.x - rect.x, p.y - rect.y))
+            .collect();
+        draw(&mut fill, shifted, -1)?;
+        let contrast = core::mean(&roi, &fill)?[0];
+        out.push(Region {
+            contour: c.iter().map(|p| [f64::from(p.x), f64::from(p.y)]).collect(),
+            area_px,
+            centroid,
+            contrast,
+        });
+    }
+    Ok(out)
+}
+
+/// An outer contour of a mask, with its area and centroid (pixels).
+struct Blob {
+    contour: Vector<Point>,
+    area_px: f64,
+    centroid: [f64; 2],
+}
+
+/// The outer contours of a binary mask whose area is `min_px..=max_px`.
+fn outer_contours(mask: &Mat, min_px: f64, max_px: f64) -> Result<Vec<Blob>, VisionError> {
     let mut contours: Vector<Vector<Point>> = Vector::new();
     imgproc::find_contours(
-        &opened,
+        mask,
         &mut contours,
         imgproc::RETR_EXTERNAL,
         imgproc::CHAIN_APPROX_NONE,
         Point::new(0, 0),
     )?;
     let mut out = Vec::new();
-    for c in contours.iter() {
+    for c in contours {
         let area = imgproc::contour_area(&c, false)?;
         if area < min_px || area > max_px {
             continue;
@@ -203,36 +238,31 @@ pub fn regions(
         if m.m00 <= 0.0 {
             continue;
         }
-        let rect = imgproc::bounding_rect(&c)?;
-        let roi = Mat::roi(diff, rect)?;
-        let mut fill = Mat::zeros(rect.height, rect.width, core::CV_8UC1)?.to_mat()?;
-        let mut shifted: Vector<Vector<Point>> = Vector::new();
-        shifted.push(
-            c.iter()
-                .map(|p| Point::new(p.x - rect.x, p.y - rect.y))
-                .collect(),
-        );
-        imgproc::draw_contours(
-            &mut fill,
-            &shifted,
-            -1,
-            Scalar::all(255.0),
-            -1,
-            imgproc::LINE_8,
-            &core::no_array(),
-            i32::MAX,
-            Point::new(0, 0),
-        )?;
-        let contrast = core::mean(&roi, &fill)?[0];
-        out.push(Region {
-            contour: c.iter().map(|p| [f64::from(p.x), f64::from(p.y)]).collect(),
+        out.push(Blob {
+            contour: c,
             area_px: area,
             centroid: [m.m10 / m.m00, m.m01 / m.m00],
-            contrast,
         });
     }
-    let _ = BORDER_DEFAULT;
     Ok(out)
+}
+
+/// Draws one contour in white, filled (`thickness` -1) or as a line.
+fn draw(mask: &mut Mat, contour: Vector<Point>, thickness: i32) -> Result<(), VisionError> {
+    let mut one: Vector<Vector<Point>> = Vector::new();
+    one.push(contour);
+    imgproc::draw_contours(
+        mask,
+        &one,
+        -1,
+        Scalar::all(255.0),
+        thickness,
+        imgproc::LINE_8,
+        &core::no_array(),
+        i32::MAX,
+        Point::new(0, 0),
+    )?;
+    Ok(())
 }
 
 /// The pixels above `low` connected to a pixel of `strong`: a faint token's whole face
@@ -285,32 +315,11 @@ pub fn split(
     let rect = imgproc::bounding_rect(&contour)?;
     let (w, h) = (rect.width + 2 * pad, rect.height + 2 * pad);
     let shift = Point::new(pad - rect.x, pad - rect.y);
-    let mut local: Vector<Vector<Point>> = Vector::new();
-    local.push(contour.iter().map(|p| p + shift).collect());
+    let local: Vector<Point> = contour.iter().map(|p| p + shift).collect();
     let mut fill = Mat::zeros(h, w, core::CV_8UC1)?.to_mat()?;
-    imgproc::draw_contours(
-        &mut fill,
-        &local,
-        -1,
-        Scalar::all(255.0),
-        -1,
-        imgproc::LINE_8,
-        &core::no_array(),
-        i32::MAX,
-        Point::new(0, 0),
-    )?;
+    draw(&mut fill, local.clone(), -1)?;
     let mut edge = Mat::zeros(h, w, core::CV_8UC1)?.to_mat()?;
-    imgproc::draw_contours(
-        &mut edge,
-        &local,
-        -1,
-        Scalar::all(255.0),
-        3,
-        imgproc::LINE_8,
-        &core::no_array(),
-        i32::MAX,
-        Point::new(0, 0),
-    )?;
+    draw(&mut edge, local, 3)?;
     let disc = imgproc::get_structuring_element(
         imgproc::MORPH_ELLIPSE,
         Size::new(2 * radius + 1, 2 * radius + 1),
@@ -327,24 +336,13 @@ pub fn split(
         core::BORDER_CONSTANT,
         Scalar::all(0.0),
     )?;
-    let mut contours: Vector<Vector<Point>> = Vector::new();
-    imgproc::find_contours(
-        &opened,
-        &mut contours,
-        imgproc::RETR_EXTERNAL,
-        imgproc::CHAIN_APPROX_NONE,
-        Point::new(0, 0),
-    )?;
     let mut out = Vec::new();
-    for c in contours.iter() {
-        let area = imgproc::contour_area(&c, false)?;
-        if area < min_px || area > max_px {
-            continue;
-        }
-        let m = imgproc::moments(&c, false)?;
-        if m.m00 <= 0.0 {
-            continue;
-        }
+    for Blob {
+        contour: c,
+        area_px,
+        centroid,
+    } in outer_contours(&opened, min_px, max_px)?
+    {
         let real = c
             .iter()
             .map(|p| edge.at_2d::<u8>(p.y, p.x).is_ok_and(|v| *v > 0))
@@ -356,8 +354,8 @@ pub fn split(
                     .iter()
                     .map(|p| back(f64::from(p.x), f64::from(p.y)))
                     .collect(),
-                area_px: area,
-                centroid: back(m.m10 / m.m00, m.m01 / m.m00),
+                area_px,
+                centroid: back(centroid[0], centroid[1]),
                 contrast: region.contrast,
             },
             real,
