@@ -9,6 +9,7 @@ mod common;
 
 use hashmark::models::Models;
 use hashmark::rules::{RollOptions, Side, Table, barrel_roll};
+use hashmark::vision::detect::bases::refit_bases;
 use hashmark::vision::detect::score::score;
 use hashmark::vision::detect::stream::Stream;
 use hashmark::vision::detect::{Calibrated, Detector};
@@ -131,6 +132,29 @@ fn ships_on_a_rendered_table() {
         let t = b.ships.iter().find(|t| t.id == s.id).expect("same ids");
         let moved = (s.x - t.x).hypot(s.y - t.y);
         assert!(moved < 0.5, "{} drifted {moved:.2} mm between frames", s.id);
+    }
+    // A re-fit keeps what the full search read from the token: the facing and its
+    // confidence (it once took the ship's whole confidence for its facing's, so over a run
+    // of re-fits a ship's confidence sank frame by frame: on a rendered table two sure
+    // ships became doubted).
+    let full = det.detect_full(&frame).expect("detect");
+    let grey = hashmark::vision::edges::Grey::from_mat(&frame).expect("grey");
+    let again = refit_bases(&grey, &truth.camera, models, &full.bases);
+    assert!(
+        again.len() + 1 >= full.bases.len(),
+        "{} of {}",
+        again.len(),
+        full.bases.len()
+    );
+    for b in &again {
+        let was = full
+            .bases
+            .iter()
+            .find(|f| f.fit.centre == b.blob)
+            .expect("a re-fit starts where its base was");
+        assert_eq!(b.facing_confidence, was.facing_confidence);
+        let turned = (b.heading_deg - was.heading_deg + 180.0).rem_euclid(360.0) - 180.0;
+        assert!(turned.abs() < 2.0, "turned {turned:.2} deg");
     }
 }
 

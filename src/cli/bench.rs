@@ -91,7 +91,7 @@ fn run_detect(a: &BenchDetectArgs) -> anyhow::Result<()> {
         for _ in 0..a.runs.max(1) {
             let t = Instant::now();
             let grey = Grey::from_mat(&frame)?;
-            let _ = refit_bases(&grey, &det.cal.camera, models, &found.scene.ships);
+            let _ = refit_bases(&grey, &det.cal.camera, models, &found.bases);
             times.push(t.elapsed().as_secs_f64() * 1000.0);
         }
         let refit = median(times);

@@ -312,40 +312,42 @@ fn round3(v: f64) -> f64 {
     (v * 1000.0).round() / 1000.0
 }
 
-/// Re-fits known ships from their last poses (no search): the cheap per-frame update of a
-/// stream. A ship whose outline no longer fits there (it moved, or a hand covers it) gives
-/// nothing, and the tracker decides what that means. The facing is kept: of the four
-/// directions the new outline allows, the one nearest the old heading.
+/// Re-fits known bases from their last poses (no search): the cheap per-frame update of a
+/// stream. A base whose outline no longer fits there (it moved, or a hand covers it) gives
+/// nothing, and the tracker decides what that means. The facing is kept, with its
+/// confidence: of the four directions the new outline allows, the one nearest the old
+/// heading (the token is not read again).
 pub fn refit_bases(
     grey: &Grey,
     camera: &Camera,
     models: &Models,
-    ships: &[ShipSpec],
+    known: &[FoundBase],
 ) -> Vec<FoundBase> {
     let shape = BaseShape::from_models(models);
     let mut out = Vec::new();
-    for s in ships {
-        let half = models.bases.get(s.size).width_mm / 2.0;
+    for b in known {
+        let half = models.bases.get(b.size).width_mm / 2.0;
+        let [x, y] = b.fit.centre;
         let guess = BaseGuess {
-            centre: [s.x, s.y],
-            angle: s.heading_deg.to_radians(),
+            centre: [x, y],
+            angle: b.heading_deg.to_radians(),
             half,
         };
         let Some(fit) = fit_base(grey, camera, &shape, guess, MIN_CONTRAST) else {
             continue;
         };
         let quality = fit_quality(&fit);
-        let moved = (fit.centre[0] - s.x).hypot(fit.centre[1] - s.y);
+        let moved = (fit.centre[0] - x).hypot(fit.centre[1] - y);
         if quality < MIN_QUALITY || moved > 3.0 || !(0.5..=3.5).contains(&fit.rim) {
             continue;
         }
         let a = fit.angle.to_degrees();
-        let k = ((s.heading_deg - a) / 90.0).round();
+        let k = ((b.heading_deg - a) / 90.0).round();
         out.push(FoundBase {
-            blob: [s.x, s.y],
-            size: s.size,
+            blob: [x, y],
+            size: b.size,
             heading_deg: (a + 90.0 * k).rem_euclid(360.0),
-            facing_confidence: s.quality.confidence.unwrap_or(0.5),
+            facing_confidence: b.facing_confidence,
             quality,
             fit,
         });

@@ -10,7 +10,7 @@ use super::Detector;
 use super::bases::{FoundBase, refit_bases, to_ships};
 use crate::geometry::polygon::{ring_contains, to_pairs};
 use crate::geometry::{Point, Pose};
-use crate::scene::{ObstacleSpec, Scene, ShipSpec};
+use crate::scene::{ObstacleSpec, Scene};
 use crate::track::{ShipObservation, Tracker, TrackerOptions};
 use crate::vision::VisionError;
 use crate::vision::edges::Grey;
@@ -24,7 +24,7 @@ pub struct Stream<'a> {
     /// re-fit starts there, not at the tracker's smoothed poses, so that a ship the full
     /// search found in a new place (or for the first time) is seen there again on the next
     /// frame and the tracker believes it at once.
-    measured: Vec<ShipSpec>,
+    measured: Vec<FoundBase>,
     occluders: Vec<Vec<Point>>,
     /// Large bright regions of the first full search: the mat's own art (a planet, a
     /// nebula), assuming the stream starts without a hand over the table. Later ones that
@@ -111,8 +111,8 @@ impl<'a> Stream<'a> {
             // it covered stays covered.
             (bases, self.occluders.clone())
         };
-        self.measured = to_ships(&observed, self.detector.cal.sigma_mm);
         let obs: Vec<ShipObservation> = observation(&observed, self.detector.cal.sigma_mm);
+        self.measured = observed;
         let ships = self.tracker.update(&obs, &occluders);
         let mut scene = Scene::new(self.detector.cal.play_area);
         scene.ships = ships;
