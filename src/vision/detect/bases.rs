@@ -31,6 +31,10 @@ const MINI_LOW_MM: f64 = 25.0;
 const MINI_HIGH_MM: f64 = 52.0;
 const OFF_LINE_MM: f64 = 7.0;
 const SEARCH_MM: f64 = 14.0;
+/// Corner growth (see `Search::grown`): both sides at the shared corner need this support,
+/// and the bigger fit this fraction of the smaller one's quality.
+const GROW_ANCHOR: f64 = 0.5;
+const GROW_RATIO: f64 = 0.7;
 /// Coarse starts per blob that may get a full fit, best first.
 const MAX_FITS: usize = 5;
 
@@ -140,10 +144,11 @@ impl Search<'_> {
                 continue;
             };
             let quality = fit_quality(&fit);
-            let moved = (fit.centre[0] - centre[0]).hypot(fit.centre[1] - centre[1]);
-            if quality < MIN_QUALITY || moved > 4.0 || !(0.5..=3.5).contains(&fit.rim) {
+            if quality < MIN_QUALITY || !settled(&fit, centre) {
                 continue;
             }
+            let (size, fit, quality) =
+                grow_from_corner(grey, camera, shape, halves, (size, fit, quality));
             let f = facing(
                 frame,
                 camera,
@@ -168,6 +173,60 @@ impl Search<'_> {
         }
         best.map(|b| b.1)
     }
+}
+
+/// A bigger base sharing a fit's corner, if its outline holds up nearly as well.
+/// A small square fits inside a bigger base's corner on two real sides, its other two
+/// on the token's print; the coarse search then never tries the bigger square because
+/// the small one already scored better. Rendered sets: right growths kept 0.74-0.86 of
+/// the small fit's quality (one 2.8x), wrong ones at most 0.64.
+pub fn grow_from_corner(
+    grey: &Grey,
+    camera: &Camera,
+    shape: &BaseShape,
+    halves: &[(BaseSize, f64)],
+    (size, fit, quality): (BaseSize, BaseFit, f64),
+) -> (BaseSize, BaseFit, f64) {
+    let s = fit.side_support;
+    let mut grown: Option<(BaseSize, BaseFit, f64)> = None;
+    for &(bigger, half) in halves.iter().filter(|h| h.1 > fit.half) {
+        for k in 0..4 {
+            if s[k].min(s[(k + 1) % 4]) < GROW_ANCHOR {
+                continue;
+            }
+            let a1 = fit.angle + k as f64 * std::f64::consts::FRAC_PI_2;
+            let a2 = a1 + std::f64::consts::FRAC_PI_2;
+            let d = fit.half - half;
+            let centre = [
+                fit.centre[0] + d * (a1.cos() + a2.cos()),
+                fit.centre[1] + d * (a1.sin() + a2.sin()),
+            ];
+            let guess = BaseGuess {
+                centre,
+                angle: fit.angle,
+                half,
+            };
+            let Some(g) = fit_base(grey, camera, shape, guess, MIN_CONTRAST) else {
+                continue;
+            };
+            let q = fit_quality(&g);
+            let kept = g.side_support[k].min(g.side_support[(k + 1) % 4]);
+            if q >= GROW_RATIO * quality
+                && kept >= GROW_ANCHOR
+                && settled(&g, centre)
+                && grown.as_ref().is_none_or(|b| q > b.2)
+            {
+                grown = Some((bigger, g, q));
+            }
+        }
+    }
+    grown.unwrap_or((size, fit, quality))
+}
+
+/// Whether a fit stayed near its start with a plausible rim (else it slid onto other edges).
+fn settled(fit: &BaseFit, start: [f64; 2]) -> bool {
+    let moved = (fit.centre[0] - start[0]).hypot(fit.centre[1] - start[1]);
+    moved <= 4.0 && (0.5..=3.5).contains(&fit.rim)
 }
 
 /// Every base on the play area.
