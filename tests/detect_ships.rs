@@ -348,17 +348,18 @@ fn facing_in_scene(truth: &Truth, frame: &Mat) -> (usize, usize, usize) {
 }
 
 // Heavier: the twelve rendered 1080p scenes of the accuracy report, with the true camera
-// (`cargo test --release --test detect_ships -- --ignored`, about 80 s). Measured: 59 of
-// 67 right, 7 wrong with a confidence of 0.3 or more; the misses are tokens the miniature
-// all but covers, and orange engines over a rear edge.
+// (`cargo test --release --test detect_ships -- --ignored`, about 80 s). Measured: 63 of
+// 67 right, 3 wrong with a confidence of 0.3 or more (before the colour threshold followed
+// the token's light and bright engine paint stopped counting: 59, 7); the misses are
+// tokens the miniature all but covers, and a grey hull's painted stripe over a side.
 #[test]
 #[ignore]
 fn facing_on_more_scenes() {
     let (n, right, confident_wrong) =
         facing_at_true_poses(&[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 21]);
     eprintln!("facing at true poses: {right} of {n} right, {confident_wrong} confidently wrong");
-    assert!(right * 100 >= n * 85, "{right} of {n}");
-    assert!(confident_wrong * 100 <= n * 12, "{confident_wrong} of {n}");
+    assert!(right * 100 >= n * 90, "{right} of {n}");
+    assert!(confident_wrong * 100 <= n * 6, "{confident_wrong} of {n}");
 }
 
 // A large base near the play area's edge (as in a rendered table of the second set, where

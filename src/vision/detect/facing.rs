@@ -10,7 +10,9 @@
 //! itself is seen say nothing: a miniature's paint (an engine's glow over the rear edge)
 //! would otherwise pass for the front arc. A first version scored coloured pixels in the
 //! front wedge and the disc alone: on 219 rendered bases at their true poses it was right
-//! for 191, this one for 199; in the full pipeline 158 and 176 of 199.
+//! for 191, this one for 199; with the colour threshold following the token's light and
+//! the miniature's bright paint left out, 206 (7 wrong with confidence 0.5 or more, from
+//! 12). In the full pipeline (206 bases found on the three rendered sets) 186 are right.
 
 use super::base_search::MiniMask;
 use crate::vision::Camera;
@@ -45,11 +47,29 @@ fn chroma(p: Vec3b) -> f64 {
     f64::from(mx - mn)
 }
 
-/// Printed colour (the faction's shade of the front arc). (Requiring saturation as well,
-/// 0.35-0.55 of the brightest channel, turned 2-8 more of 199 rendered bases the wrong way.)
-fn is_printed_colour(p: Vec3b) -> bool {
-    chroma(p) > 30.0
+/// How colourful a sample must be to count as the faction's shade of the front arc: 30
+/// (sRGB max - min) in good light, less where the whole token is dim, as a share of how
+/// colourful its most colourful tenth is. (Requiring saturation as well, 0.35-0.55 of the
+/// brightest channel, turned 2-8 more of 199 rendered bases the wrong way.)
+fn colour_threshold(chromas: &[Vec<f64>; 4]) -> f64 {
+    let mut all: Vec<f64> = chromas.iter().flatten().copied().collect();
+    all.sort_by(f64::total_cmp);
+    let Some(p90) = all.get(all.len() * 9 / 10) else {
+        return COLOUR_MAX;
+    };
+    (COLOUR_SHARE * p90).clamp(COLOUR_MIN, COLOUR_MAX)
 }
+const COLOUR_MIN: f64 = 12.0;
+const COLOUR_MAX: f64 = 30.0;
+const COLOUR_SHARE: f64 = 0.4;
+
+/// Brighter than any printed colour under the table's light: a miniature's painted engine
+/// glow or a highlight on it, which hangs over the token's rear and would pass for the
+/// front arc; such samples say nothing.
+fn is_paint_or_glare(p: Vec3b) -> bool {
+    p.0.iter().copied().max().unwrap_or(0) >= PRINT_MAX_VALUE
+}
+const PRINT_MAX_VALUE: u8 = 160;
 
 /// Orange of a printed initiative disc: hue 15-45 deg, strongly saturated, not dark.
 fn is_disc_orange(p: Vec3b) -> bool {
@@ -98,6 +118,8 @@ pub fn facing(
     // Per side i (outward normal angle + i * 90 deg): visible and coloured samples.
     let mut seen = [0.0f64; 4];
     let mut col = [0.0f64; 4];
+    // Per side, the colourfulness of each visible sample.
+    let mut chromas: [Vec<f64>; 4] = Default::default();
     for i in 0..4 {
         let a = angle + i as f64 * std::f64::consts::FRAC_PI_2;
         let (n, t) = ([a.cos(), a.sin()], [-a.sin(), a.cos()]);
@@ -116,12 +138,17 @@ pub fn facing(
                 let Some(px) = top.pixel(p) else {
                     continue;
                 };
-                seen[i] += 1.0;
-                if is_printed_colour(px) {
-                    col[i] += 1.0;
+                if is_paint_or_glare(px) {
+                    continue;
                 }
+                seen[i] += 1.0;
+                chromas[i].push(chroma(px));
             }
         }
+    }
+    let threshold = colour_threshold(&chromas);
+    for (c, strip) in col.iter_mut().zip(&chromas) {
+        *c = strip.iter().filter(|v| **v > threshold).count() as f64;
     }
     let disc = disc_counts(&top, centre, angle, half_token);
     // Tempered binomial log-likelihoods. (Tried and dropped on 199 rendered bases: letting a
