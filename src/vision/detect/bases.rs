@@ -206,7 +206,8 @@ impl Search<'_> {
     }
 }
 
-/// A bigger base sharing a fit's corner, if its outline holds up nearly as well.
+/// A bigger base sharing the corner a fit rests on best, if its outline holds up nearly as
+/// well.
 /// A small square fits inside a bigger base's corner on two real sides, its other two
 /// on the token's print; the coarse search then never tries the bigger square because
 /// the small one already scored better. Rendered sets: right growths kept 0.74-0.86 of
@@ -219,36 +220,39 @@ pub fn grow_from_corner(
     (size, fit, quality): (BaseSize, BaseFit, f64),
 ) -> (BaseSize, BaseFit, f64) {
     let s = fit.side_support;
+    let anchor = |k: usize| s[k].min(s[(k + 1) % 4]);
+    // The corner the fit rests on best: the one a bigger base would share.
+    let Some(k) = (0..4)
+        .filter(|k| anchor(*k) >= GROW_ANCHOR)
+        .max_by(|a, b| anchor(*a).total_cmp(&anchor(*b)))
+    else {
+        return (size, fit, quality);
+    };
     let mut grown: Option<(BaseSize, BaseFit, f64)> = None;
     for &(bigger, half) in halves.iter().filter(|h| h.1 > fit.half) {
-        for k in 0..4 {
-            if s[k].min(s[(k + 1) % 4]) < GROW_ANCHOR {
-                continue;
-            }
-            let a1 = fit.angle + k as f64 * std::f64::consts::FRAC_PI_2;
-            let a2 = a1 + std::f64::consts::FRAC_PI_2;
-            let d = fit.half - half;
-            let centre = [
-                fit.centre[0] + d * (a1.cos() + a2.cos()),
-                fit.centre[1] + d * (a1.sin() + a2.sin()),
-            ];
-            let guess = BaseGuess {
-                centre,
-                angle: fit.angle,
-                half,
-            };
-            let Some(g) = fit_base(grey, camera, shape, guess, MIN_CONTRAST) else {
-                continue;
-            };
-            let q = fit_quality(&g);
-            let kept = g.side_support[k].min(g.side_support[(k + 1) % 4]);
-            if q >= GROW_RATIO * quality
-                && kept >= GROW_ANCHOR
-                && settled(&g, centre)
-                && grown.as_ref().is_none_or(|b| q > b.2)
-            {
-                grown = Some((bigger, g, q));
-            }
+        let a1 = fit.angle + k as f64 * std::f64::consts::FRAC_PI_2;
+        let a2 = a1 + std::f64::consts::FRAC_PI_2;
+        let d = fit.half - half;
+        let centre = [
+            fit.centre[0] + d * (a1.cos() + a2.cos()),
+            fit.centre[1] + d * (a1.sin() + a2.sin()),
+        ];
+        let guess = BaseGuess {
+            centre,
+            angle: fit.angle,
+            half,
+        };
+        let Some(g) = fit_base(grey, camera, shape, guess, MIN_CONTRAST) else {
+            continue;
+        };
+        let q = fit_quality(&g);
+        let kept = g.side_support[k].min(g.side_support[(k + 1) % 4]);
+        if q >= GROW_RATIO * quality
+            && kept >= GROW_ANCHOR
+            && settled(&g, centre)
+            && grown.as_ref().is_none_or(|b| q > b.2)
+        {
+            grown = Some((bigger, g, q));
         }
     }
     grown.unwrap_or((size, fit, quality))
