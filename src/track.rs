@@ -3,7 +3,9 @@
 //! table-mm observations, so it is tested on exact sequences without a camera.
 //!
 //! Per frame, observations are matched to tracks of the same size class, nearest first,
-//! within a gate. A matched track is smoothed while it stays within its noise, and jumps
+//! within a gate; then to a track of another size class centred within a few mm (one
+//! frame's detection may take a small base's corner for a medium one: the size a track
+//! shows is the one seen most often, so a flip neither makes a second ship nor loses one). A matched track is smoothed while it stays within its noise, and jumps
 //! once a new place is confirmed on consecutive frames (a barrel roll, a maneuver). An
 //! unmatched observation becomes a track after it is seen on `confirm_frames` frames. A
 //! track under an occluder (a hand, in table mm) is held as it was and marked occluded;
@@ -38,6 +40,10 @@ pub struct TrackerOptions {
     pub drop_frames: u32,
     /// Weight of a new observation in the smoothed pose.
     pub smoothing: f64,
+    /// Largest centre distance (mm) at which an observation of another size class is
+    /// still this ship: a smaller square in a bigger base's corner sits 10-28 mm off its
+    /// centre, and two real bases are never closer than 40 mm.
+    pub size_flip_mm: f64,
 }
 
 impl Default for TrackerOptions {
@@ -48,6 +54,7 @@ impl Default for TrackerOptions {
             confirm_frames: 2,
             drop_frames: 15,
             smoothing: 0.3,
+            size_flip_mm: 30.0,
         }
     }
 }
@@ -67,6 +74,16 @@ struct Track {
     occluded: bool,
     /// A new place seen on consecutive frames, not yet believed.
     pending: Option<(Pose, u32)>,
+    /// Observations matched per size class (small, medium, large).
+    votes: [u32; 3],
+}
+
+fn size_index(size: BaseSize) -> usize {
+    match size {
+        BaseSize::Small => 0,
+        BaseSize::Medium => 1,
+        BaseSize::Large => 2,
+    }
 }
 
 /// Follows ships across frames.
@@ -102,15 +119,16 @@ impl Tracker {
         // Observations under a hand are partial views of whatever is there: not trusted.
         let obs: Vec<&ShipObservation> = observed.iter().filter(|o| !hidden(&o.pose)).collect();
 
-        // Match nearest pairs first, same size class only, within the gate.
+        // Match nearest pairs first, same size class within the gate; then, after every
+        // same-size pair, another size class close to a track's centre.
         let mut pairs: Vec<(f64, usize, usize)> = Vec::new();
         for (ti, t) in self.tracks.iter().enumerate() {
             for (oi, o) in obs.iter().enumerate() {
-                if t.size == o.size {
-                    let d = (t.pose.centre() - o.pose.centre()).norm();
-                    if d <= opts.gate_mm {
-                        pairs.push((d, ti, oi));
-                    }
+                let d = (t.pose.centre() - o.pose.centre()).norm();
+                if t.size == o.size && d <= opts.gate_mm {
+                    pairs.push((d, ti, oi));
+                } else if t.size != o.size && d <= opts.size_flip_mm {
+                    pairs.push((opts.gate_mm + d, ti, oi));
                 }
             }
         }
@@ -159,6 +177,11 @@ impl Tracker {
                     missed: 0,
                     occluded: false,
                     pending: None,
+                    votes: {
+                        let mut v = [0; 3];
+                        v[size_index(o.size)] = 1;
+                        v
+                    },
                 });
             }
         }
@@ -206,6 +229,21 @@ fn follow(t: &mut Track, o: &ShipObservation, opts: &TrackerOptions) {
     t.missed = 0;
     t.occluded = false;
     t.seen += 1;
+    t.votes[size_index(o.size)] += 1;
+    if o.size != t.size {
+        // Another size class seen where this ship is: it is still seen; its size changes
+        // once the other class has been seen more often, and then its pose is that fit's
+        // (a different square's centre is not a move to smooth).
+        if t.votes[size_index(o.size)] > t.votes[size_index(t.size)] {
+            t.size = o.size;
+            t.pose = o.pose;
+            t.pending = None;
+            t.sigma_mm = o.sigma_mm;
+            t.sigma_deg = o.sigma_deg;
+            t.confidence = o.confidence;
+        }
+        return;
+    }
     t.sigma_mm = o.sigma_mm;
     t.sigma_deg = o.sigma_deg;
     t.confidence = o.confidence;
@@ -315,6 +353,53 @@ mod tests {
             (small.x - 100.0).abs() < 0.3 && (small.y - 200.0).abs() < 0.3,
             "{small:?}"
         );
+    }
+
+    #[test]
+    fn a_size_flip_is_the_same_ship_and_the_size_seen_most_wins() {
+        let mut t = Tracker::new(TrackerOptions::default());
+        // A small base at (200, 300); on two frames its corner is taken for a medium base
+        // (centre 14 mm off), once before it is confirmed.
+        let small = |k: u32| obs(BaseSize::Small, 200.0 + jitter(k, 0.2), 300.0, 45.0);
+        let medium = obs(BaseSize::Medium, 210.0, 310.0, 45.0);
+        let frames = [
+            vec![medium.clone()],
+            vec![small(1)],
+            vec![small(2)],
+            vec![medium.clone()],
+            vec![small(4)],
+        ];
+        let mut shown = Vec::new();
+        for f in &frames {
+            shown.push(t.update(f, &[]));
+        }
+        // Confirmed on the second frame, one ship throughout, its id kept.
+        for (k, s) in shown.iter().enumerate().skip(1) {
+            assert_eq!(s.len(), 1, "frame {k}: {s:?}");
+            assert_eq!(s[0].id, "s1", "frame {k}");
+        }
+        // Small from the third frame on (seen small twice, medium once), the medium frame
+        // not moving it.
+        for s in &shown[2..] {
+            assert_eq!(s[0].size, BaseSize::Small, "{s:?}");
+            assert!(
+                (s[0].x - 200.0).abs() < 1.0 && (s[0].y - 300.0).abs() < 1.0,
+                "{s:?}"
+            );
+        }
+        // Two real ships are never this close: a small and a medium 50 mm apart stay two.
+        let mut t = Tracker::new(TrackerOptions::default());
+        let mut last = Vec::new();
+        for _ in 0..3 {
+            last = t.update(
+                &[
+                    obs(BaseSize::Small, 100.0, 100.0, 0.0),
+                    obs(BaseSize::Medium, 150.0, 100.0, 0.0),
+                ],
+                &[],
+            );
+        }
+        assert_eq!(last.len(), 2);
     }
 
     #[test]

@@ -72,9 +72,8 @@ fn a_rendered_video_gives_scenes_with_ships_and_the_worker_stops_at_its_end() {
     let dir = tempfile::tempdir().expect("tempdir");
     let frames = 4;
     // 1280 x 720: at 960 x 540 a small base is 11 px wide, below what detection is built
-    // for; there one ship's size class flipped between frames (a small base's corner grown
-    // into a medium one on one frame) and the tracker, which matches within a size class,
-    // never confirmed it.
+    // for; there the rolled ship was taken for a medium base on some frames and was not
+    // confirmed within the four frames.
     let truth = simulate(
         &SimOptions {
             seed: 1,
