@@ -122,7 +122,7 @@ impl DetectionNote {
         );
         if unsure {
             text.push_str(
-                "; detection is unsure of this ship (its outline or facing is hidden): \
+                "; detection is unsure of this ship (its outline, hashmarks or facing hidden): \
                  check its base and facing by eye before ruling",
             );
         }
