@@ -149,13 +149,27 @@ fn run_detect(a: &BenchDetectArgs) -> anyhow::Result<()> {
         within(&|m| m.sigma_deg.is_some_and(|s| m.heading_error_deg.abs() <= s)),
     );
     // What a judge can lean on: bases found with a small sigma, apart from those the
-    // detector itself flags as uncertain.
-    for (label, sure) in [("sigma < 3 mm", true), ("sigma >= 3 mm (flagged)", false)] {
-        let sel: Vec<_> = all
-            .ships
-            .iter()
-            .filter(|m| m.sigma_mm.is_some_and(|s| (s < 3.0) == sure))
-            .collect();
+    // detector itself flags as uncertain; and those judge mode does not ask to check.
+    let unsure = crate::judge::UNSURE_CONFIDENCE;
+    let groups: [(
+        String,
+        Box<dyn Fn(&crate::vision::detect::score::ShipMatch) -> bool>,
+    ); 3] = [
+        (
+            "sigma < 3 mm".into(),
+            Box::new(|m| m.sigma_mm.is_some_and(|s| s < 3.0)),
+        ),
+        (
+            "sigma >= 3 mm (flagged)".into(),
+            Box::new(|m| m.sigma_mm.is_some_and(|s| s >= 3.0)),
+        ),
+        (
+            format!("confidence >= {unsure} (not flagged for the judge)"),
+            Box::new(move |m| m.confidence.is_some_and(|c| c >= unsure)),
+        ),
+    ];
+    for (label, keep) in &groups {
+        let sel: Vec<_> = all.ships.iter().filter(|m| keep(m)).collect();
         let (c, cmax) = rms(sel.iter().map(|m| m.centre_error_mm));
         let (h, hmax) = rms(sel.iter().map(|m| m.heading_error_deg));
         let facing = sel.iter().filter(|m| m.facing_right).count();

@@ -20,6 +20,7 @@ pub struct ShipMatch {
     pub facing_right: bool,
     pub sigma_mm: Option<f64>,
     pub sigma_deg: Option<f64>,
+    pub confidence: Option<f64>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -70,6 +71,7 @@ pub fn score(truth: &Scene, found: &Scene, models: &Models) -> SceneScore {
                     facing_right: dh.abs() < 45.0,
                     sigma_mm: f.quality.sigma_mm,
                     sigma_deg: f.quality.sigma_deg,
+                    confidence: f.quality.confidence,
                 });
             }
             _ => out.missed_ships.push(t.id.clone()),
