@@ -151,10 +151,7 @@ fn run_detect(a: &BenchDetectArgs) -> anyhow::Result<()> {
     // What a judge can lean on: bases found with a small sigma, apart from those the
     // detector itself flags as uncertain; and those judge mode does not ask to check.
     let unsure = crate::judge::UNSURE_CONFIDENCE;
-    let groups: [(
-        String,
-        Box<dyn Fn(&crate::vision::detect::score::ShipMatch) -> bool>,
-    ); 3] = [
+    let groups: [(String, Selector); 3] = [
         (
             "sigma < 3 mm".into(),
             Box::new(|m| m.sigma_mm.is_some_and(|s| s < 3.0)),
@@ -195,6 +192,9 @@ fn run_detect(a: &BenchDetectArgs) -> anyhow::Result<()> {
     }
     Ok(())
 }
+
+/// Which matched ships a summary line covers.
+type Selector = Box<dyn Fn(&crate::vision::detect::score::ShipMatch) -> bool>;
 
 fn rms(v: impl Iterator<Item = f64>) -> (f64, f64) {
     let v: Vec<f64> = v.collect();
