@@ -191,6 +191,14 @@ fn truncated(bytes: &[u8]) -> Result<(), VisionError> {
     Ok(())
 }
 
+/// A round structuring element `diameter` px across, anchored at its centre.
+pub fn disc_kernel(diameter: i32) -> Result<Mat, VisionError> {
+    Ok(imgproc::get_structuring_element_def(
+        imgproc::MORPH_ELLIPSE,
+        Size::new(diameter, diameter),
+    )?)
+}
+
 /// Grey version of a BGR image.
 pub fn grey(img: &Mat) -> Result<Mat, VisionError> {
     let mut g = Mat::default();

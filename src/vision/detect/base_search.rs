@@ -10,6 +10,7 @@
 //! the gradients; the edge fit in the camera frame (`base_fit`) then decides.
 
 use super::ortho::OrthoView;
+use crate::vision::cv::disc_kernel;
 use crate::vision::{Camera, VisionError};
 use opencv::core::{CV_32F, Mat};
 use opencv::imgproc;
@@ -305,11 +306,7 @@ fn blobs_by_size(
         }
     }
     let mut opened = Mat::default();
-    let kernel = imgproc::get_structuring_element_def(
-        imgproc::MORPH_ELLIPSE,
-        opencv::core::Size::new(5, 5),
-    )?;
-    imgproc::morphology_ex_def(&mask, &mut opened, imgproc::MORPH_OPEN, &kernel)?;
+    imgproc::morphology_ex_def(&mask, &mut opened, imgproc::MORPH_OPEN, &disc_kernel(5)?)?;
     let (mut labels, mut stats, mut cents) = (Mat::default(), Mat::default(), Mat::default());
     let n =
         imgproc::connected_components_with_stats_def(&opened, &mut labels, &mut stats, &mut cents)?;
@@ -441,17 +438,9 @@ impl MiniMask {
             }
         }
         let mut opened = Mat::default();
-        let k3 = imgproc::get_structuring_element_def(
-            imgproc::MORPH_ELLIPSE,
-            opencv::core::Size::new(3, 3),
-        )?;
-        imgproc::morphology_ex_def(&mask, &mut opened, imgproc::MORPH_OPEN, &k3)?;
+        imgproc::morphology_ex_def(&mask, &mut opened, imgproc::MORPH_OPEN, &disc_kernel(3)?)?;
         let mut grown = Mat::default();
-        let kg = imgproc::get_structuring_element_def(
-            imgproc::MORPH_ELLIPSE,
-            opencv::core::Size::new(2 * grow + 1, 2 * grow + 1),
-        )?;
-        imgproc::dilate_def(&opened, &mut grown, &kg)?;
+        imgproc::dilate_def(&opened, &mut grown, &disc_kernel(2 * grow + 1)?)?;
         Ok(MiniMask {
             mask: grown,
             view: *view,

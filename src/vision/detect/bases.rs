@@ -31,7 +31,7 @@ const MINI_LOW_MM: f64 = 25.0;
 const MINI_HIGH_MM: f64 = 52.0;
 const OFF_LINE_MM: f64 = 7.0;
 const SEARCH_MM: f64 = 14.0;
-/// Corner growth (see `Search::grown`): both sides at the shared corner need this support,
+/// Corner growth (see `grow_from_corner`): both sides at the shared corner need this support,
 /// and the bigger fit this fraction of the smaller one's quality.
 const GROW_ANCHOR: f64 = 0.5;
 const GROW_RATIO: f64 = 0.7;
@@ -43,6 +43,10 @@ const ON_MINI_MAX_QUALITY: f64 = 0.65;
 /// Least mean excess (linear light, 0-255) of a hashmark over its flanks (see
 /// `Search::hashmarks_seen`).
 const HASHMARK_MIN_CONTRAST: f64 = 0.0;
+/// How far a fit may move from its start (a searched start, a known base's last pose)
+/// and still be on the same edges (mm).
+const SEARCH_SLIDE_MM: f64 = 4.0;
+const REFIT_SLIDE_MM: f64 = 3.0;
 /// Coarse starts per blob that may get a full fit, best first.
 const MAX_FITS: usize = 5;
 
@@ -159,12 +163,12 @@ impl Search<'_> {
                 continue;
             };
             let quality = fit_quality(&fit);
-            if quality < MIN_QUALITY || !settled(&fit, centre) {
+            if quality < MIN_QUALITY || !settled(&fit, centre, SEARCH_SLIDE_MM) {
                 continue;
             }
             let (size, fit, quality) =
                 grow_from_corner(grey, camera, shape, halves, (size, fit, quality));
-            let on_miniature = self.on_miniature(&fit, blob);
+            let on_miniature = self.on_miniature(&fit, quality, blob);
             if on_miniature && best.is_some() {
                 continue;
             }
@@ -237,14 +241,13 @@ impl Search<'_> {
     /// not show four straight sides. On the three rendered sets (scripts/detect-report.sh):
     /// of 161 fits within 1.5 mm of the truth 7 looked so, of 40 fits more than 4 mm off
     /// 17 did, 3 of the 4 confident ones.
-    fn on_miniature(&self, fit: &BaseFit, blob: [f64; 2]) -> bool {
+    fn on_miniature(&self, fit: &BaseFit, quality: f64, blob: [f64; 2]) -> bool {
         let used: Vec<_> = fit.points.iter().filter(|p| p.2).collect();
         let covered = used.iter().filter(|p| self.minis.covers(p.0)).count();
         let on_blob = (fit.centre[0] - blob[0]).hypot(fit.centre[1] - blob[1]);
         let c0 = under_blob(self.camera, blob, self.z, MINI_HEIGHT_MM);
         let parallax = (blob[0] - c0[0]).hypot(blob[1] - c0[1]);
-        let q = fit_quality(fit);
-        q < ON_MINI_MAX_QUALITY
+        quality < ON_MINI_MAX_QUALITY
             && (covered as f64 > ON_MINI_POINTS * used.len() as f64
                 || on_blob < ON_BLOB_PARALLAX * parallax)
     }
@@ -272,10 +275,10 @@ pub fn grow_from_corner(
     else {
         return (size, fit, quality);
     };
+    let a1 = fit.angle + k as f64 * std::f64::consts::FRAC_PI_2;
+    let a2 = a1 + std::f64::consts::FRAC_PI_2;
     let mut grown: Option<(BaseSize, BaseFit, f64)> = None;
     for &(bigger, half) in halves.iter().filter(|h| h.1 > fit.half) {
-        let a1 = fit.angle + k as f64 * std::f64::consts::FRAC_PI_2;
-        let a2 = a1 + std::f64::consts::FRAC_PI_2;
         let d = fit.half - half;
         let centre = [
             fit.centre[0] + d * (a1.cos() + a2.cos()),
@@ -293,7 +296,7 @@ pub fn grow_from_corner(
         let kept = g.side_support[k].min(g.side_support[(k + 1) % 4]);
         if q >= GROW_RATIO * quality
             && kept >= GROW_ANCHOR
-            && settled(&g, centre)
+            && settled(&g, centre, SEARCH_SLIDE_MM)
             && grown.as_ref().is_none_or(|b| q > b.2)
         {
             grown = Some((bigger, g, q));
@@ -302,10 +305,11 @@ pub fn grow_from_corner(
     grown.unwrap_or((size, fit, quality))
 }
 
-/// Whether a fit stayed near its start with a plausible rim (else it slid onto other edges).
-fn settled(fit: &BaseFit, start: [f64; 2]) -> bool {
+/// Whether a fit stayed within `max_mm` of its start with a plausible rim (else it slid
+/// onto other edges).
+fn settled(fit: &BaseFit, start: [f64; 2], max_mm: f64) -> bool {
     let moved = (fit.centre[0] - start[0]).hypot(fit.centre[1] - start[1]);
-    moved <= 4.0 && (0.5..=3.5).contains(&fit.rim)
+    moved <= max_mm && (0.5..=3.5).contains(&fit.rim)
 }
 
 /// Every base on the play area.
@@ -476,8 +480,7 @@ pub fn refit_bases(
             continue;
         };
         let quality = fit_quality(&fit);
-        let moved = (fit.centre[0] - x).hypot(fit.centre[1] - y);
-        if quality < MIN_QUALITY || moved > 3.0 || !(0.5..=3.5).contains(&fit.rim) {
+        if quality < MIN_QUALITY || !settled(&fit, [x, y], REFIT_SLIDE_MM) {
             continue;
         }
         let a = fit.angle.to_degrees();

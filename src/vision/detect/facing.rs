@@ -115,12 +115,10 @@ pub fn facing(
         z,
         hidden,
     };
-    // Per side i (outward normal angle + i * 90 deg): visible and coloured samples.
-    let mut seen = [0.0f64; 4];
-    let mut col = [0.0f64; 4];
-    // Per side, the colourfulness of each visible sample.
+    // Per side i (outward normal angle + i * 90 deg), the colourfulness of each visible
+    // sample.
     let mut chromas: [Vec<f64>; 4] = Default::default();
-    for i in 0..4 {
+    for (i, strip) in chromas.iter_mut().enumerate() {
         let a = angle + i as f64 * std::f64::consts::FRAC_PI_2;
         let (n, t) = ([a.cos(), a.sin()], [-a.sin(), a.cos()]);
         for di in 0..4 {
@@ -141,15 +139,16 @@ pub fn facing(
                 if is_paint_or_glare(px) {
                     continue;
                 }
-                seen[i] += 1.0;
-                chromas[i].push(chroma(px));
+                strip.push(chroma(px));
             }
         }
     }
+    // Per side: samples seen, and those coloured like print.
     let threshold = colour_threshold(&chromas);
-    for (c, strip) in col.iter_mut().zip(&chromas) {
-        *c = strip.iter().filter(|v| **v > threshold).count() as f64;
-    }
+    let seen = chromas.each_ref().map(|strip| strip.len() as f64);
+    let col = chromas
+        .each_ref()
+        .map(|strip| strip.iter().filter(|v| **v > threshold).count() as f64);
     let disc = disc_counts(&top, centre, angle, half_token);
     // Tempered binomial log-likelihoods. (Tried and dropped on 199 rendered bases: letting a
     // printed feature go unseen, a mixture of showing and not, turned 3-9 more the wrong way,

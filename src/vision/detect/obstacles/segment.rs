@@ -5,6 +5,7 @@
 //! smooth at the scale of a token, apart from stars, which the opening removes).
 
 use crate::vision::VisionError;
+use crate::vision::cv::disc_kernel;
 use opencv::core::{self, Mat, Point, Scalar, Size, Vector};
 use opencv::imgproc;
 use opencv::prelude::*;
@@ -158,33 +159,9 @@ pub fn regions(
     core::bitwise_not(excluded, &mut keep, &core::no_array())?;
     let mut masked = Mat::default();
     core::bitwise_and(&bin, &keep, &mut masked, &core::no_array())?;
-    let k3 = imgproc::get_structuring_element(
-        imgproc::MORPH_ELLIPSE,
-        Size::new(3, 3),
-        Point::new(-1, -1),
-    )?;
-    let mut closed = Mat::default();
-    imgproc::morphology_ex(
-        &masked,
-        &mut closed,
-        imgproc::MORPH_CLOSE,
-        &k3,
-        Point::new(-1, -1),
-        2,
-        core::BORDER_CONSTANT,
-        Scalar::all(0.0),
-    )?;
-    let mut opened = Mat::default();
-    imgproc::morphology_ex(
-        &closed,
-        &mut opened,
-        imgproc::MORPH_OPEN,
-        &k3,
-        Point::new(-1, -1),
-        1,
-        core::BORDER_CONSTANT,
-        Scalar::all(0.0),
-    )?;
+    let k3 = disc_kernel(3)?;
+    let closed = morph(&masked, imgproc::MORPH_CLOSE, &k3, 2)?;
+    let opened = morph(&closed, imgproc::MORPH_OPEN, &k3, 1)?;
     let mut out = Vec::new();
     for Blob {
         contour: c,
@@ -320,22 +297,7 @@ pub fn split(
     draw(&mut fill, local.clone(), -1)?;
     let mut edge = Mat::zeros(h, w, core::CV_8UC1)?.to_mat()?;
     draw(&mut edge, local, 3)?;
-    let disc = imgproc::get_structuring_element(
-        imgproc::MORPH_ELLIPSE,
-        Size::new(2 * radius + 1, 2 * radius + 1),
-        Point::new(-1, -1),
-    )?;
-    let mut opened = Mat::default();
-    imgproc::morphology_ex(
-        &fill,
-        &mut opened,
-        imgproc::MORPH_OPEN,
-        &disc,
-        Point::new(-1, -1),
-        1,
-        core::BORDER_CONSTANT,
-        Scalar::all(0.0),
-    )?;
+    let opened = morph(&fill, imgproc::MORPH_OPEN, &disc_kernel(2 * radius + 1)?, 1)?;
     let mut out = Vec::new();
     for Blob {
         contour: c,
@@ -361,6 +323,23 @@ pub fn split(
             real,
         ));
     }
+    Ok(out)
+}
+
+/// A morphological operation `iterations` times, with nothing beyond the image's border
+/// (a region touching the view's edge is eroded there, not extended).
+fn morph(src: &Mat, op: i32, kernel: &Mat, iterations: i32) -> Result<Mat, VisionError> {
+    let mut out = Mat::default();
+    imgproc::morphology_ex(
+        src,
+        &mut out,
+        op,
+        kernel,
+        Point::new(-1, -1),
+        iterations,
+        core::BORDER_CONSTANT,
+        Scalar::all(0.0),
+    )?;
     Ok(out)
 }
 
