@@ -106,13 +106,21 @@ pub struct DetectionNote {
 }
 
 impl DetectionNote {
+    /// Whether detection doubts this ship (see [`UNSURE_CONFIDENCE`]), without writing its
+    /// note.
+    pub fn is_unsure(ship: &crate::scene::ShipSpec) -> bool {
+        ship.quality
+            .confidence
+            .is_some_and(|c| c < UNSURE_CONFIDENCE)
+    }
+
     /// The note for a detected ship; `None` when the scene carries no detection figures.
     pub fn of(ship: &crate::scene::ShipSpec) -> Option<DetectionNote> {
         let q = &ship.quality;
         if q.sigma_mm.is_none() && q.sigma_deg.is_none() && q.confidence.is_none() {
             return None;
         }
-        let unsure = q.confidence.is_some_and(|c| c < UNSURE_CONFIDENCE);
+        let unsure = Self::is_unsure(ship);
         let fmt =
             |v: Option<f64>, unit: &str| v.map_or("?".to_string(), |v| format!("{v:.2} {unit}"));
         let mut text = format!(

@@ -672,7 +672,7 @@ fn unsure_ids(scene: &crate::scene::Scene) -> Vec<String> {
     scene
         .ships
         .iter()
-        .filter(|s| crate::judge::DetectionNote::of(s).is_some_and(|n| n.unsure))
+        .filter(|s| crate::judge::DetectionNote::is_unsure(s))
         .map(|s| s.id.clone())
         .collect()
 }
