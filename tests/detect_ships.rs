@@ -81,9 +81,10 @@ fn ships_on_a_rendered_table() {
     );
     // Most bases land within a millimetre or so; an occasional one is off by several (the
     // issue note says why), which its sigma does not yet cover.
-    // Measured: 0.47, 0.52, 1.28, 4.85 mm.
+    // Measured: 0.19, 0.33, 0.52, 1.41 mm (an earlier fit, without the final polish:
+    // 0.47, 0.52, 1.28, 4.85).
     let within = |mm: f64| errors.iter().filter(|e| **e <= mm).count();
-    assert!(within(0.6) >= 2, "{} ships within 0.6 mm", within(0.6));
+    assert!(within(0.6) >= 3, "{} ships within 0.6 mm", within(0.6));
     assert!(within(1.5) >= 3, "{} ships within 1.5 mm", within(1.5));
     assert!(s.ships.iter().all(|m| m.sigma_mm.is_some_and(|v| v > 0.0)));
     // Facing from the token's edge strips. In the pipeline it is right for 176 of the 199
@@ -416,7 +417,7 @@ fn a_small_fit_in_a_bigger_base_corner_grows_into_it() {
     let models = Models::builtin();
     let (_dir, truth, frame) = render(11);
     let grey = Grey::from_mat(&frame).expect("grey");
-    let shape = BaseShape::from_models(models);
+    let shape = BaseShape::from_models(models).for_search();
     let halves: Vec<(BaseSize, f64)> = [BaseSize::Small, BaseSize::Medium, BaseSize::Large]
         .iter()
         .map(|s| (*s, models.bases.get(*s).width_mm / 2.0))

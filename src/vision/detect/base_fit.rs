@@ -64,6 +64,16 @@ pub struct BaseShape {
     pub guide_half_width_mm: f64,
     /// The rim width expected before the fit (mm) and how strongly to hold to it.
     pub rim_prior_mm: f64,
+    /// How far the rim may stray from that (1 sigma, mm).
+    pub rim_prior_sigma_mm: f64,
+    /// Where an edge point lies away from the rim (token edges inwards, the silhouette
+    /// outwards), its weight falls as 1 / (1 + (d / (scale * s))^2), s the fit's robust
+    /// residual scale; 0 keeps every point's weight. Dark print next to a token's edge
+    /// shifts the step a blurred image shows inwards, dark mat next to the base shifts the
+    /// silhouette outwards; nothing shifts either towards the rim, whose black is the
+    /// darkest thing there. Fitting symmetric residuals let such stretches pull a side and
+    /// widen the rim (fitted 2.6-3.0 mm where it was 1.6-2.0).
+    pub art_bias_scale: f64,
     /// Where the silhouette's gradient peak lies outside the true outline (mm): the thin
     /// dark rim between the mat and the token blurs into one line whose two edges push
     /// each other apart. Measured at the true poses of 57 rendered bases at 1080p
@@ -79,7 +89,20 @@ impl BaseShape {
             guide_offset_mm: models.bases.guides.offset_x_mm,
             guide_half_width_mm: models.bases.guides.width_mm / 2.0,
             rim_prior_mm: RIM_PRIOR_MM,
+            rim_prior_sigma_mm: RIM_PRIOR_SIGMA_MM,
+            art_bias_scale: ART_BIAS_SCALE,
             silhouette_bias_mm: SILHOUETTE_BIAS_MM,
+        }
+    }
+
+    /// The same model for the search: the rim left loose (1 mm) and every edge point's
+    /// weight kept, so that a fit started a rim's width off still slides onto the outline;
+    /// the found fit is then polished with the final settings.
+    pub fn for_search(self) -> BaseShape {
+        BaseShape {
+            rim_prior_sigma_mm: SEARCH_RIM_SIGMA_MM,
+            art_bias_scale: 0.0,
+            ..self
         }
     }
 }
@@ -88,6 +111,15 @@ impl BaseShape {
 pub const RIM_PRIOR_MM: f64 = 1.8;
 /// See [`BaseShape::silhouette_bias_mm`].
 pub const SILHOUETTE_BIAS_MM: f64 = 0.45;
+/// How far a token's rim may differ from [`RIM_PRIOR_MM`] (1 sigma, mm): the simulator's
+/// tokens leave 1.6 mm (small) and 2.0 mm (medium, large); a real token's has not been
+/// measured yet.
+pub const RIM_PRIOR_SIGMA_MM: f64 = 0.3;
+/// The search's rim prior (1 sigma, mm); see [`BaseShape::for_search`].
+pub const SEARCH_RIM_SIGMA_MM: f64 = 1.0;
+/// See [`BaseShape::art_bias_scale`]. On the three rendered sets of
+/// scripts/detect-report.sh, 0.7-1.3 all did about as well (1 chosen).
+pub const ART_BIAS_SCALE: f64 = 1.0;
 
 #[derive(Clone, Copy, PartialEq)]
 enum Kind {
@@ -308,6 +340,7 @@ pub fn fit_base(
     let mut counts = [0usize; 4];
     let mut totals: [usize; 4];
     let mut result = None;
+    let ak = shape.art_bias_scale;
     for (iter, reach) in [3.0, 2.0, 1.2, 0.8, 0.8].into_iter().enumerate() {
         let (pts, searched, c4, t4) = gather(
             img,
@@ -338,6 +371,7 @@ pub fn fit_base(
         let mut jtj = Matrix4::<f64>::zeros();
         let mut jtr = Vector4::<f64>::zeros();
         let mut used = 0usize;
+        let mut wused = 0.0;
         let mut ss = 0.0;
         let mut drawn = Vec::with_capacity(pts.len());
         // Samples where both edges of the rim were found and kept: a thin dark line
@@ -360,19 +394,35 @@ pub fn fit_base(
                 t[0] * (p.q[0] - c[0]) + t[1] * (p.q[1] - c[1]),
                 if p.kind == Kind::Token { 1.0 } else { 0.0 },
             );
-            jtj += p.weight * j * j.transpose();
-            jtr += p.weight * j * r;
+            // Art can only move an edge away from the rim: dark print next to the token's
+            // edge pushes its step inwards, dark mat next to the base outwards.
+            let away = match p.kind {
+                Kind::Token => -r,
+                Kind::Outer => r,
+            };
+            let w = if away > 0.0 && ak > 0.0 {
+                p.weight / (1.0 + (away / (ak * s)).powi(2))
+            } else {
+                p.weight
+            };
+            jtj += w * j * j.transpose();
+            jtr += w * j * r;
+            wused += w;
             used += 1;
             ss += r * r;
         }
         if used < 10 {
             return None;
         }
-        // The rim's prior: as strong as a handful of points at 0.4 mm.
-        let wsum: f64 = jtj[(0, 0)] + jtj[(1, 1)];
-        let prior = 0.02 * wsum / (0.4f64).powi(2) * 0.08f64.powi(2);
-        jtj[(3, 3)] += prior.max(1e-6);
-        jtr[3] += prior.max(1e-6) * (rim - shape.rim_prior_mm);
+        // The rim's prior, as information in the same units as the points': one point of
+        // mean weight carries 1 / s^2, the prior 1 / sigma_rim^2. Where only token edges show,
+        // on two adjacent sides, the rim and the centre along the diagonal trade off freely,
+        // and only the prior (not a few stray points on the hidden sides) should decide.
+        let w_point = wused / used.max(1) as f64;
+        let sigma_rim = shape.rim_prior_sigma_mm;
+        let prior = (w_point * s * s / (sigma_rim * sigma_rim)).max(1e-9);
+        jtj[(3, 3)] += prior;
+        jtr[3] += prior * (rim - shape.rim_prior_mm);
         let delta = jtj.lu().solve(&(-jtr))?;
         c = [c[0] + delta[0], c[1] + delta[1]];
         angle += delta[2];

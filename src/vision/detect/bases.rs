@@ -22,8 +22,8 @@ const WEAK_QUALITY: f64 = 0.36;
 const WEAK_SIGMA_MM: f64 = 6.5;
 const WEAK_ACROSS: f64 = 0.1;
 const WEAK_SIGMA_DEG: f64 = 8.0;
-const SIGMA_SCALE_MM: f64 = 9.4;
-const SIGMA_SCALE_DEG: f64 = 5.3;
+const SIGMA_SCALE_MM: f64 = 3.1;
+const SIGMA_SCALE_DEG: f64 = 2.0;
 /// Typical height of a miniature's middle over the mat, and how far from the point under
 /// it the base's centre is searched for (mm).
 const MINI_HEIGHT_MM: f64 = 37.0;
@@ -91,6 +91,7 @@ struct Search<'a> {
     views: &'a Views<'a>,
     camera: &'a Camera,
     shape: &'a BaseShape,
+    polish: &'a BaseShape,
     halves: &'a [(BaseSize, f64)],
     z: f64,
     minis: &'a MiniMask,
@@ -168,7 +169,15 @@ impl Search<'_> {
             }
             let (size, fit, quality) =
                 grow_from_corner(grey, camera, shape, halves, (size, fit, quality));
-            let on_miniature = self.on_miniature(&fit, quality, blob);
+            // The polish refines the pose; it does not add evidence: what the search's fit
+            // showed (a miniature's outline, no hashmark) still counts against it.
+            let searched = (
+                self.on_miniature(&fit, quality, blob),
+                self.hashmarks_seen(&fit),
+            );
+            let (fit, polished) = polish(grey, camera, self.polish, &fit);
+            let quality = quality.min(polished);
+            let on_miniature = searched.0 || self.on_miniature(&fit, quality, blob);
             if on_miniature && best.is_some() {
                 continue;
             }
@@ -182,7 +191,7 @@ impl Search<'_> {
                 Some(self.minis),
             );
             let heading = (fit.angle.to_degrees() + 90.0 * f.k as f64).rem_euclid(360.0);
-            let no_hashmark = !self.hashmarks_seen(&fit);
+            let no_hashmark = !(searched.1 && self.hashmarks_seen(&fit));
             best = Some(FoundBase {
                 blob,
                 size,
@@ -305,6 +314,28 @@ pub fn grow_from_corner(
     grown.unwrap_or((size, fit, quality))
 }
 
+/// The found fit again, with the final fit's settings: the rim held to its prior and the
+/// art's one-sided pull discounted (see [`BaseShape`]). The search leaves both loose, so
+/// that a start a rim's width off still slides onto the outline. Two rounds: the first
+/// moves the pose by up to a few tenths of a mm, the second gathers its edges there.
+/// A polish that slides away keeps the search's fit.
+fn polish(grey: &Grey, camera: &Camera, shape: &BaseShape, fit: &BaseFit) -> (BaseFit, f64) {
+    let mut polished = fit.clone();
+    for _ in 0..2 {
+        let guess = BaseGuess {
+            centre: polished.centre,
+            angle: polished.angle,
+            half: polished.half,
+        };
+        match fit_base(grey, camera, shape, guess, MIN_CONTRAST) {
+            Some(g) if settled(&g, fit.centre, REFIT_SLIDE_MM) => polished = g,
+            _ => return (fit.clone(), fit_quality(fit)),
+        }
+    }
+    let q = fit_quality(&polished);
+    (polished, q)
+}
+
 /// Whether a fit stayed within `max_mm` of its start with a plausible rim (else it slid
 /// onto other edges).
 fn settled(fit: &BaseFit, start: [f64; 2], max_mm: f64) -> bool {
@@ -327,7 +358,8 @@ pub fn find_bases(
         .iter()
         .map(|s| (*s, models.bases.get(*s).width_mm / 2.0))
         .collect();
-    let shape = BaseShape::from_models(models);
+    let polish_shape = BaseShape::from_models(models);
+    let shape = polish_shape.for_search();
     let minis = MiniMask::new(ortho, &grads.view)?;
     let blobs: Vec<[f64; 2]> = bright_blobs(ortho, &grads.view)?
         .into_iter()
@@ -347,6 +379,7 @@ pub fn find_bases(
         views,
         camera,
         shape: &shape,
+        polish: &polish_shape,
         halves: &halves,
         z,
         minis: &minis,
@@ -407,10 +440,11 @@ pub fn to_ships(bases: &[FoundBase], calibration_sigma_mm: f64) -> Vec<ShipSpec>
             let f = &b.fit;
             let fit_sigma = f.sigma_xy[0].hypot(f.sigma_xy[1]);
             // The fit's own covariance knows the pixel noise, not what the miniature hides
-            // nor how neighbouring edge samples share their blur. Against the truth of 12
-            // rendered 1080p tables (scripts/detect-report.sh): with outline support of at
-            // least WEAK_QUALITY, two thirds of centre errors lie within 9.4 fit sigmas
-            // and of heading errors within 5.3; below it, a third of the fits are on the
+            // nor how neighbouring edge samples share their blur. Against the truth of the
+            // 40 rendered tables of scripts/detect-report.sh: of the 133 fits not doubted
+            // (below), two thirds of centre errors lie within 3.1 fit sigmas (beside the
+            // calibration's own sigma) and of heading errors within 2.0; weak fits (below
+            // WEAK_QUALITY, on a miniature, no hashmark) are a third of the time on the
             // wrong edges altogether (errors of 4-18 mm), so the ship is reported where it
             // was found but with a sigma that says so, and verdicts near it become
             // "too close to call" rather than wrong.
@@ -476,13 +510,17 @@ pub fn refit_bases(
             angle: b.heading_deg.to_radians(),
             half,
         };
-        let Some(fit) = fit_base(grey, camera, &shape, guess, MIN_CONTRAST) else {
+        // The final settings first (the pose the search reported came from them); a fit
+        // the search only found with its loose ones (a doubted fit, on edges that are not
+        // quite a base's) is kept with those rather than lost.
+        let Some((fit, quality)) = [shape, shape.for_search()].iter().find_map(|sh| {
+            let fit = fit_base(grey, camera, sh, guess, MIN_CONTRAST)?;
+            let quality = fit_quality(&fit);
+            (quality >= MIN_QUALITY && settled(&fit, [x, y], REFIT_SLIDE_MM))
+                .then_some((fit, quality))
+        }) else {
             continue;
         };
-        let quality = fit_quality(&fit);
-        if quality < MIN_QUALITY || !settled(&fit, [x, y], REFIT_SLIDE_MM) {
-            continue;
-        }
         let a = fit.angle.to_degrees();
         let k = ((b.heading_deg - a) / 90.0).round();
         out.push(FoundBase {
