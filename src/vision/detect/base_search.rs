@@ -97,7 +97,7 @@ impl Gradients {
         rim: f64,
         reach: f64,
     ) -> ([f64; 2], f64, f64) {
-        self.coarse_poses(centre, half, rim, reach, 1)
+        self.coarse_poses(centre, half, rim, reach, 1, |_| true)
             .into_iter()
             .next()
             .unwrap_or((centre, 0.0, f64::MIN))
@@ -107,7 +107,8 @@ impl Gradients {
     /// angle and every 2 mm, then 1 deg and 0.7 mm around each. A miniature's own edges can
     /// outscore a half-hidden base, so more than one start is worth a fit. The samples of
     /// each angle's outline are laid out once as pixel offsets, so a position costs one
-    /// look-up per sample.
+    /// look-up per sample. Only centres `allowed` takes count (where the caller knows the
+    /// base cannot be, a start there would only take the place of one that could).
     pub fn coarse_poses(
         &self,
         centre: [f64; 2],
@@ -115,6 +116,7 @@ impl Gradients {
         rim: f64,
         reach: f64,
         k: usize,
+        allowed: impl Fn([f64; 2]) -> bool,
     ) -> Vec<([f64; 2], f64, f64)> {
         let v = &self.view;
         let (w, h) = (v.width as i64, v.height as i64);
@@ -141,8 +143,12 @@ impl Gradients {
                     if !inside(ci, ri) {
                         continue;
                     }
+                    let t = v.to_table(c, r);
+                    if !allowed(t) {
+                        continue;
+                    }
                     let s = self.score_at(&samples, ci, ri, half);
-                    grid.push((s, v.to_table(c, r), a));
+                    grid.push((s, t, a));
                 }
             }
         }

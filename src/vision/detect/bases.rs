@@ -22,7 +22,9 @@ const WEAK_QUALITY: f64 = 0.36;
 const WEAK_SIGMA_MM: f64 = 6.5;
 const WEAK_ACROSS: f64 = 0.1;
 const WEAK_SIGMA_DEG: f64 = 8.0;
-const SIGMA_SCALE_MM: f64 = 3.1;
+const SIGMA_SCALE_MM: f64 = 1.8;
+/// Centre sigma per mm the fitted rim strays from its prior (see `to_ships`).
+const SIGMA_PER_RIM_MM: f64 = 0.7;
 const SIGMA_SCALE_DEG: f64 = 2.0;
 /// Typical height of a miniature's middle over the mat, and how far from the point under
 /// it the base's centre is searched for (mm).
@@ -115,14 +117,21 @@ impl Search<'_> {
             under_blob(camera, blob, z, MINI_LOW_MM),
             under_blob(camera, blob, z, MINI_HIGH_MM),
         );
+        let shift = (blob[0] - centre0[0]).hypot(blob[1] - centre0[1]);
+        let plausible = |centre: [f64; 2]| {
+            let on_blob = (centre[0] - blob[0]).hypot(centre[1] - blob[1]);
+            segment_distance(centre, low, high) <= OFF_LINE_MM || on_blob > 0.6 * shift
+        };
+        // Only plausible centres compete for the few starts of each size (filtered after
+        // the choice, the best few were often all implausible and the base got no start:
+        // on the second rendered set, 4 of its 10 missed bases were then found).
         let mut starts = Vec::new();
         for &(size, half) in halves {
             for (centre, angle, score) in
-                grads.coarse_poses(centre0, half, RIM_PRIOR_MM, SEARCH_MM, 4)
+                grads.coarse_poses(centre0, half, RIM_PRIOR_MM, SEARCH_MM, 4, plausible)
             {
-                let shift = (blob[0] - centre0[0]).hypot(blob[1] - centre0[1]);
-                let on_blob = (centre[0] - blob[0]).hypot(centre[1] - blob[1]);
-                if segment_distance(centre, low, high) <= OFF_LINE_MM || on_blob > 0.6 * shift {
+                // (Refined by up to a millimetre, a start may have left the region.)
+                if plausible(centre) {
                     starts.push((score, size, half, centre, angle));
                 }
             }
@@ -440,10 +449,16 @@ pub fn to_ships(bases: &[FoundBase], calibration_sigma_mm: f64) -> Vec<ShipSpec>
             let f = &b.fit;
             let fit_sigma = f.sigma_xy[0].hypot(f.sigma_xy[1]);
             // The fit's own covariance knows the pixel noise, not what the miniature hides
-            // nor how neighbouring edge samples share their blur. Against the truth of the
-            // 40 rendered tables of scripts/detect-report.sh: of the 133 fits not doubted
-            // (below), two thirds of centre errors lie within 3.1 fit sigmas (beside the
-            // calibration's own sigma) and of heading errors within 2.0; weak fits (below
+            // nor how neighbouring edge samples share their blur, nor edges taken for the
+            // wrong kind: a glossy rim brighter than the mat shows its outline with the
+            // token edge's polarity, and the fitted rim then strays from its prior (on the
+            // 40 rendered tables of scripts/detect-report.sh, the 19 of 133 fits not
+            // doubted with a rim under 1.2 mm were 0.8-1.0 mm off on average, the others
+            // 0.2-0.4). So the rim's deviation adds SIGMA_PER_RIM_MM per mm, and two thirds
+            // of centre errors then lie within 1.8 fit sigmas (beside the calibration's own
+            // and the rim's); the third of fits with the largest sigmas average 0.49 mm of
+            // error, the smallest 0.20 (without the rim's term: 0.39 and 0.30). Of heading
+            // errors two thirds lie within 2.0 fit sigmas. Weak fits (below
             // WEAK_QUALITY, on a miniature, no hashmark) are a third of the time on the
             // wrong edges altogether (errors of 4-18 mm), so the ship is reported where it
             // was found but with a sigma that says so, and verdicts near it become
@@ -454,7 +469,10 @@ pub fn to_ships(bases: &[FoundBase], calibration_sigma_mm: f64) -> Vec<ShipSpec>
             let across = (sup[0].min(sup[2])).max(sup[1].min(sup[3]));
             let weak =
                 b.quality < WEAK_QUALITY || across < WEAK_ACROSS || b.on_miniature || b.no_hashmark;
-            let mut sigma_mm = (fit_sigma * SIGMA_SCALE_MM).hypot(calibration_sigma_mm);
+            let rim_sigma = SIGMA_PER_RIM_MM * (f.rim - RIM_PRIOR_MM).abs();
+            let mut sigma_mm = (fit_sigma * SIGMA_SCALE_MM)
+                .hypot(calibration_sigma_mm)
+                .hypot(rim_sigma);
             let mut sigma_deg = (f.sigma_angle.to_degrees() * SIGMA_SCALE_DEG).max(0.05);
             if weak {
                 sigma_mm = sigma_mm.max(WEAK_SIGMA_MM);
