@@ -190,29 +190,32 @@ impl Search<'_> {
             if on_miniature && best.is_some() {
                 continue;
             }
-            let f = facing(
-                frame,
-                camera,
-                fit.centre,
-                fit.angle,
-                fit.half - fit.rim,
-                z,
-                Some(self.minis),
-            );
-            let heading = (fit.angle.to_degrees() + 90.0 * f.k as f64).rem_euclid(360.0);
             let no_hashmark = !(searched.1 && self.hashmarks_seen(&fit));
             best = Some(FoundBase {
                 blob,
                 size,
                 fit,
-                heading_deg: heading,
-                facing_confidence: f.confidence,
+                heading_deg: 0.0,
+                facing_confidence: 0.0,
                 quality,
                 on_miniature,
                 no_hashmark,
             });
         }
-        best
+        // Which way it faces, read once for the base chosen.
+        let mut b = best?;
+        let f = facing(
+            frame,
+            camera,
+            b.fit.centre,
+            b.fit.angle,
+            b.fit.half - b.fit.rim,
+            z,
+            Some(self.minis),
+        );
+        b.heading_deg = (b.fit.angle.to_degrees() + 90.0 * f.k as f64).rem_euclid(360.0);
+        b.facing_confidence = f.confidence;
+        Some(b)
     }
 
     /// Whether one of the token's side hashmarks shows where the fit puts it: a white line
