@@ -539,7 +539,7 @@ fn squares_on_miniatures_are_not_confident() {
 // truth), measured: centre RMS 0.81 -> 0.28 mm, rim off by 0.65 -> 0.16 mm on average;
 // heading RMS 0.80 -> 1.07 deg, not better here (one small base all but covered, 2.7 deg;
 // on the report's three sets the final settings took the heading RMS of the bases not
-// flagged from 1.24 to 0.45 deg at 1080p, 0.26 to 0.11 at 4K).
+// flagged from 1.3 to 0.45 deg at 1080p, 0.26 to 0.11 at 4K).
 #[test]
 fn the_final_fit_discounts_the_arts_one_sided_pull() {
     use hashmark::vision::detect::base_fit::{BaseGuess, BaseShape, fit_base};
@@ -592,4 +592,36 @@ fn the_final_fit_discounts_the_arts_one_sided_pull() {
         last.2
     );
     assert!(last.1 <= 1.3, "heading RMS {:.2} deg", last.1);
+}
+
+// A big miniature can show as two bright blobs; under the second, the search finds a
+// base-sized square beside the real base, one side on the real base's edge. Such a fit is
+// doubted (little outline, no hashmark) and now dropped when most of its edge points lie
+// on a better base's outline. On these tables (true camera) the second rendered set had
+// one such invented ship each, 39-40 mm from a real one; measured now: none.
+#[test]
+fn a_second_blob_invents_no_base_beside_a_real_one() {
+    let models = Models::builtin();
+    let mut beside = Vec::new();
+    for seed in [49, 50] {
+        let (_dir, truth, frame) = render(seed);
+        let det = Detector::new(calibrated(&truth), models).expect("detector");
+        let scene = det.detect(&frame).expect("detect");
+        for got in &scene.ships {
+            let nearest = truth
+                .scene
+                .ships
+                .iter()
+                .map(|s| (s.x - got.x).hypot(s.y - got.y))
+                .fold(f64::INFINITY, f64::min);
+            eprintln!(
+                "seed {seed} {} at {:.1},{:.1}: {nearest:.1} mm from a ship",
+                got.id, got.x, got.y
+            );
+            if nearest > 15.0 && nearest < 60.0 {
+                beside.push((seed, got.id.clone(), nearest));
+            }
+        }
+    }
+    assert!(beside.is_empty(), "{beside:.1?}");
 }

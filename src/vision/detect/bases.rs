@@ -51,6 +51,11 @@ const SEARCH_SLIDE_MM: f64 = 4.0;
 const REFIT_SLIDE_MM: f64 = 3.0;
 /// Coarse starts per blob that may get a full fit, best first.
 const MAX_FITS: usize = 5;
+/// How near another base's outline an edge point must lie to be that base's (mm).
+const SHARED_EDGE_MM: f64 = 2.5;
+/// The share of a doubted fit's edge points on a better base's outline beyond which it is
+/// that base's outline, not another base.
+const SHARED_OUTLINE_MAX: f64 = 0.3;
 
 /// A base found, before it gets an id.
 #[derive(Clone, Debug)]
@@ -68,6 +73,48 @@ pub struct FoundBase {
     /// None of the token's four side hashmarks shows where the fit puts them (see
     /// `Search::hashmarks_seen`): the fit rests on the outline alone, and is doubted.
     pub no_hashmark: bool,
+}
+
+impl FoundBase {
+    /// Whether the fit is as likely on the wrong edges as on the base (see `to_ships`):
+    /// too little outline, only one corner, a miniature's outline, or no hashmark.
+    pub fn is_weak(&self) -> bool {
+        let sup = self.fit.side_support;
+        let across = (sup[0].min(sup[2])).max(sup[1].min(sup[3]));
+        self.quality < WEAK_QUALITY || across < WEAK_ACROSS || self.on_miniature || self.no_hashmark
+    }
+
+    /// The share of this fit's edge points that lie on `other`'s outline (within
+    /// `SHARED_EDGE_MM` of its square, in table mm).
+    fn share_of_outline(&self, other: &FoundBase) -> f64 {
+        let used: Vec<[f64; 2]> = self
+            .fit
+            .points
+            .iter()
+            .filter(|p| p.2)
+            .map(|p| p.0)
+            .collect();
+        if used.is_empty() {
+            return 0.0;
+        }
+        let (c, a, h) = (other.fit.centre, other.fit.angle, other.fit.half);
+        let on = used
+            .iter()
+            .filter(|q| {
+                let (dx, dy) = (q[0] - c[0], q[1] - c[1]);
+                let (u, v) = (dx * a.cos() + dy * a.sin(), -dx * a.sin() + dy * a.cos());
+                // Distance from the square's boundary.
+                let (du, dv) = (u.abs() - h, v.abs() - h);
+                let d = if du > 0.0 && dv > 0.0 {
+                    du.hypot(dv)
+                } else {
+                    du.max(dv).abs()
+                };
+                d <= SHARED_EDGE_MM
+            })
+            .count();
+        on as f64 / used.len() as f64
+    }
 }
 
 /// How much of the outline the fit rests on: the mean side support, held down by the
@@ -420,9 +467,14 @@ pub fn find_bases(
     verified.sort_by(|a, b| b.0.total_cmp(&a.0));
     let mut found: Vec<FoundBase> = Vec::new();
     for (_, b) in verified {
+        // Nor can a doubted base rest on a better one's outline: a second blob of one
+        // miniature finds a base-sized square beside the real base, one side on its edge
+        // (on the second rendered set two such, with 53 and 74 % of their edge points on
+        // the neighbour's outline; real doubted bases beside another had at most 5 %).
         let clash = found.iter().any(|k| {
             let d = (k.fit.centre[0] - b.fit.centre[0]).hypot(k.fit.centre[1] - b.fit.centre[1]);
             d < 0.9 * (k.fit.half + b.fit.half)
+                || (b.is_weak() && b.share_of_outline(k) > SHARED_OUTLINE_MAX)
         });
         if !clash {
             found.push(b);
@@ -468,10 +520,7 @@ pub fn to_ships(bases: &[FoundBase], calibration_sigma_mm: f64) -> Vec<ShipSpec>
             // "too close to call" rather than wrong.
             // A fit resting on two adjacent sides only measures a corner: where the base
             // extends from it is the size class's assumption, not a measurement.
-            let sup = f.side_support;
-            let across = (sup[0].min(sup[2])).max(sup[1].min(sup[3]));
-            let weak =
-                b.quality < WEAK_QUALITY || across < WEAK_ACROSS || b.on_miniature || b.no_hashmark;
+            let weak = b.is_weak();
             let rim_sigma = SIGMA_PER_RIM_MM * (f.rim - RIM_PRIOR_MM).abs();
             let mut sigma_mm = (fit_sigma * SIGMA_SCALE_MM)
                 .hypot(calibration_sigma_mm)
