@@ -453,6 +453,29 @@ impl MiniMask {
         })
     }
 
+    /// `grads` with what the miniatures cover taken out: a miniature's own outline
+    /// outscores the little a half-hidden base shows of its own.
+    pub fn off_minis(&self, grads: &Gradients) -> Result<Gradients, VisionError> {
+        let mut out = Gradients {
+            view: grads.view,
+            gx: grads.gx.clone(),
+            gy: grads.gy.clone(),
+            mag: grads.mag.clone(),
+        };
+        let w = grads.view.width.max(0) as usize;
+        for r in 0..grads.view.height {
+            for (c, v) in self.mask.at_row::<u8>(r)?.iter().enumerate() {
+                if *v > 0 {
+                    let i = r as usize * w + c;
+                    out.gx[i] = 0.0;
+                    out.gy[i] = 0.0;
+                    out.mag[i] = 0.0;
+                }
+            }
+        }
+        Ok(out)
+    }
+
     /// Whether the base-top point `p` (table mm) is seen through a miniature.
     pub fn covers(&self, p: [f64; 2]) -> bool {
         let q = self.view.to_pixel(p[0], p[1]);
