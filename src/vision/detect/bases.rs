@@ -496,26 +496,35 @@ pub fn find_bases(
         z,
         minis: &minis,
     };
-    // The blobs are independent: half on each core.
-    let (a, b) = blobs.split_at(blobs.len() / 2);
+    // The blobs are independent: two workers take them one at a time (a blob searched
+    // twice costs several times another), and the results go back into blob order.
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let work = || {
+        let mut out = Vec::new();
+        loop {
+            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let Some(blob) = blobs.get(i) else {
+                break;
+            };
+            if let Some(b) = search.base_under(*blob) {
+                out.push((i, b));
+            }
+        }
+        out
+    };
     let (first, second) = std::thread::scope(|s| {
-        let h = s.spawn(|| {
-            a.iter()
-                .filter_map(|blob| search.base_under(*blob))
-                .collect::<Vec<_>>()
-        });
-        let second: Vec<FoundBase> = b
-            .iter()
-            .filter_map(|blob| search.base_under(*blob))
-            .collect();
+        let h = s.spawn(work);
+        let second = work();
         (h.join(), second)
     });
-    let mut verified: Vec<(f64, FoundBase)> = first
+    let mut results: Vec<(usize, FoundBase)> = first
         .map_err(|_| VisionError::Invalid("base search failed".into()))?
         .into_iter()
         .chain(second)
-        .map(|b| (b.quality, b))
         .collect();
+    results.sort_by_key(|r| r.0);
+    let mut verified: Vec<(f64, FoundBase)> =
+        results.into_iter().map(|(_, b)| (b.quality, b)).collect();
     // Bases cannot overlap: of two that would, the better supported stays.
     verified.sort_by(|a, b| b.0.total_cmp(&a.0));
     let mut found: Vec<FoundBase> = Vec::new();
