@@ -21,7 +21,6 @@ pub struct Gradients {
     pub view: OrthoView,
     pub gx: Vec<f32>,
     pub gy: Vec<f32>,
-    pub mag: Vec<f32>,
 }
 
 impl Gradients {
@@ -37,8 +36,7 @@ impl Gradients {
         let gx: Vec<f32> = rows(&gx, &view)?.into_iter().map(|v| v * k).collect();
         // Image rows grow downwards, table y upwards.
         let gy: Vec<f32> = rows(&gy, &view)?.into_iter().map(|v| -v * k).collect();
-        let mag = gx.iter().zip(&gy).map(|(a, b)| a.hypot(*b)).collect();
-        Ok(Gradients { view, gx, gy, mag })
+        Ok(Gradients { view, gx, gy })
     }
 }
 
@@ -460,7 +458,6 @@ impl MiniMask {
             view: grads.view,
             gx: grads.gx.clone(),
             gy: grads.gy.clone(),
-            mag: grads.mag.clone(),
         };
         let w = grads.view.width.max(0) as usize;
         for r in 0..grads.view.height {
@@ -469,7 +466,6 @@ impl MiniMask {
                     let i = r as usize * w + c;
                     out.gx[i] = 0.0;
                     out.gy[i] = 0.0;
-                    out.mag[i] = 0.0;
                 }
             }
         }

@@ -5,7 +5,7 @@ use super::base_fit::{BaseFit, BaseGuess, BaseShape, RIM_PRIOR_MM, fit_base};
 use super::base_search::{Gradients, MiniMask, bright_blobs, under_blob};
 use super::facing::facing;
 use crate::geometry::PlayArea;
-use crate::geometry::polygon::{ring_contains, segment_distance};
+use crate::geometry::polygon::{ring_contains, ring_distance, segment_distance};
 use crate::models::{BaseSize, Models};
 use crate::scene::{Quality, ShipSpec};
 use crate::vision::edges::Grey;
@@ -104,20 +104,17 @@ impl FoundBase {
             return 0.0;
         }
         let (c, a, h) = (other.fit.centre, other.fit.angle, other.fit.half);
+        let square: Vec<[f64; 2]> = (0..4)
+            .map(|k| {
+                let t =
+                    a + std::f64::consts::FRAC_PI_4 + f64::from(k) * std::f64::consts::FRAC_PI_2;
+                let r = h * std::f64::consts::SQRT_2;
+                [c[0] + r * t.cos(), c[1] + r * t.sin()]
+            })
+            .collect();
         let on = used
             .iter()
-            .filter(|q| {
-                let (dx, dy) = (q[0] - c[0], q[1] - c[1]);
-                let (u, v) = (dx * a.cos() + dy * a.sin(), -dx * a.sin() + dy * a.cos());
-                // Distance from the square's boundary.
-                let (du, dv) = (u.abs() - h, v.abs() - h);
-                let d = if du > 0.0 && dv > 0.0 {
-                    du.hypot(dv)
-                } else {
-                    du.max(dv).abs()
-                };
-                d <= SHARED_EDGE_MM
-            })
+            .filter(|q| ring_distance(**q, &square) <= SHARED_EDGE_MM)
             .count();
         on as f64 / used.len() as f64
     }

@@ -120,30 +120,18 @@ pub fn facing(
     // Per side i (outward normal angle + i * 90 deg), the colourfulness of each visible
     // sample.
     let mut chromas: [Vec<f64>; 4] = Default::default();
-    for (i, strip) in chromas.iter_mut().enumerate() {
-        let a = angle + i as f64 * std::f64::consts::FRAC_PI_2;
-        let (n, t) = ([a.cos(), a.sin()], [-a.sin(), a.cos()]);
-        for di in 0..4 {
-            let d = half_token - 1.0 - 1.5 * di as f64;
-            for xi in -6..=6 {
-                let x = half_token * 0.7 * f64::from(xi) / 6.0;
-                // The hashmark at mid-side is white on every side.
-                if x.abs() < 1.2 {
-                    continue;
-                }
-                let p = [
-                    centre[0] + d * n[0] + x * t[0],
-                    centre[1] + d * n[1] + x * t[1],
-                ];
-                let Some(px) = top.pixel(p) else {
-                    continue;
-                };
-                if is_paint_or_glare(px) {
-                    continue;
-                }
-                strip.push(chroma(px));
-            }
+    for (i, x, p) in strip_points(centre, angle, half_token) {
+        // The hashmark at mid-side is white on every side.
+        if x.abs() < 1.2 {
+            continue;
         }
+        let Some(px) = top.pixel(p) else {
+            continue;
+        };
+        if is_paint_or_glare(px) {
+            continue;
+        }
+        chromas[i].push(chroma(px));
     }
     // Per side: samples seen, and those coloured like print.
     let threshold = colour_threshold(&chromas);
@@ -226,6 +214,34 @@ impl TokenTop<'_> {
 /// 4.)
 const HULL_HUE_TOLERANCE: f64 = 0.02;
 
+/// Where the token's edge strips are read: per side (outward normal angle + side * 90 deg),
+/// 4 depths 1-5.5 mm inside the token's edge and 13 places along it, as (side, place along
+/// the side, table point).
+fn strip_points(
+    centre: [f64; 2],
+    angle: f64,
+    half_token: f64,
+) -> impl Iterator<Item = (usize, f64, [f64; 2])> {
+    (0..4).flat_map(move |i| {
+        let a = angle + i as f64 * std::f64::consts::FRAC_PI_2;
+        let (n, t) = ([a.cos(), a.sin()], [-a.sin(), a.cos()]);
+        (0..4).flat_map(move |di| {
+            let d = half_token - 1.0 - 1.5 * f64::from(di);
+            (-6..=6).map(move |xi| {
+                let x = half_token * 0.7 * f64::from(xi) / 6.0;
+                (
+                    i,
+                    x,
+                    [
+                        centre[0] + d * n[0] + x * t[0],
+                        centre[1] + d * n[1] + x * t[1],
+                    ],
+                )
+            })
+        })
+    })
+}
+
 /// The hull's chromaticity: the median over the strips' masked samples (at least 8).
 fn hull_chromaticity(
     top: &TokenTop,
@@ -234,26 +250,11 @@ fn hull_chromaticity(
     half_token: f64,
 ) -> Option<[f64; 2]> {
     let m = top.hidden?;
-    let mut cs = Vec::new();
-    for i in 0..4 {
-        let a = angle + f64::from(i) * std::f64::consts::FRAC_PI_2;
-        let (n, t) = ([a.cos(), a.sin()], [-a.sin(), a.cos()]);
-        for di in 0..4 {
-            let d = half_token - 1.0 - 1.5 * f64::from(di);
-            for xi in -6..=6 {
-                let x = half_token * 0.7 * f64::from(xi) / 6.0;
-                let p = [
-                    centre[0] + d * n[0] + x * t[0],
-                    centre[1] + d * n[1] + x * t[1],
-                ];
-                if m.covers(p)
-                    && let Some(px) = pixel_at(top.frame, top.camera, [p[0], p[1], top.z])
-                {
-                    cs.push(chromaticity(px));
-                }
-            }
-        }
-    }
+    let cs: Vec<[f64; 2]> = strip_points(centre, angle, half_token)
+        .filter(|(_, _, p)| m.covers(*p))
+        .filter_map(|(_, _, p)| pixel_at(top.frame, top.camera, [p[0], p[1], top.z]))
+        .map(chromaticity)
+        .collect();
     if cs.len() < 8 {
         return None;
     }
