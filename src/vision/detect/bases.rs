@@ -165,7 +165,7 @@ impl Search<'_> {
     /// the first's fit again does not lift its doubt (with the true camera, seed 46's
     /// wrong fit 12.5 mm off passed the hashmark check the second time and was reported
     /// with confidence 0.80; test `squares_on_miniatures_are_not_confident`).
-    /// With both, a full 1080p search takes about 30 ms more (242 ms). (Searching that way
+    /// With both, a full 1080p search takes about 30-50 ms more (238-257 ms). (Searching that way
     /// alone lost well-found bases: a base's own edges next to its miniature go too.
     /// Searching again for blobs with no base at all gained nothing.)
     fn base_under(&self, blob: [f64; 2]) -> Option<FoundBase> {
