@@ -36,6 +36,24 @@ fn render(seed: u64) -> (tempfile::TempDir, Truth, Mat) {
     (dir, truth, frame)
 }
 
+/// A rendered table and what detection finds in it, with the true camera.
+fn detected(seed: u64) -> (Truth, hashmark::scene::Scene) {
+    let (_dir, truth, frame) = render(seed);
+    let det = Detector::new(calibrated(&truth), Models::builtin()).expect("detector");
+    let scene = det.detect(&frame).expect("detect");
+    (truth, scene)
+}
+
+/// The true ship `id` of a rendered table.
+fn truth_ship<'a>(truth: &'a Truth, id: &str) -> &'a hashmark::scene::ShipSpec {
+    truth
+        .scene
+        .ships
+        .iter()
+        .find(|s| s.id == id)
+        .unwrap_or_else(|| panic!("the rendered scene has no {id}: it changed"))
+}
+
 fn calibrated(truth: &Truth) -> Calibrated {
     Calibrated {
         camera: truth.camera.clone(),
@@ -425,12 +443,7 @@ fn a_small_fit_in_a_bigger_base_corner_grows_into_it() {
         .collect();
     let small = models.bases.get(BaseSize::Small).width_mm / 2.0;
     let camera = &truth.camera;
-    let medium = truth
-        .scene
-        .ships
-        .iter()
-        .find(|s| s.id == "s1")
-        .expect("seed 11 has s1");
+    let medium = truth_ship(&truth, "s1");
     assert_eq!(medium.size, BaseSize::Medium, "the scene changed");
     let half = models.bases.get(medium.size).width_mm / 2.0;
     let a = medium.heading_deg.to_radians();
@@ -506,12 +519,9 @@ fn a_small_fit_in_a_bigger_base_corner_grows_into_it() {
 // 12.5 mm but doubted (0.34, no hashmark), 72's s1 8.6 mm but doubted (0.16).
 #[test]
 fn squares_on_miniatures_are_not_confident() {
-    let models = Models::builtin();
     let mut report = Vec::new();
     for seed in [44, 46, 61, 72] {
-        let (_dir, truth, frame) = render(seed);
-        let det = Detector::new(calibrated(&truth), models).expect("detector");
-        let scene = det.detect(&frame).expect("detect");
+        let (truth, scene) = detected(seed);
         for got in &scene.ships {
             let Some(want) = truth.scene.ships.iter().min_by(|a, b| {
                 let d = |s: &hashmark::scene::ShipSpec| (s.x - got.x).hypot(s.y - got.y);
@@ -602,12 +612,9 @@ fn the_final_fit_discounts_the_arts_one_sided_pull() {
 // one such invented ship each, 39-40 mm from a real one; measured now: none.
 #[test]
 fn a_second_blob_invents_no_base_beside_a_real_one() {
-    let models = Models::builtin();
     let mut beside = Vec::new();
     for seed in [49, 50] {
-        let (_dir, truth, frame) = render(seed);
-        let det = Detector::new(calibrated(&truth), models).expect("detector");
-        let scene = det.detect(&frame).expect("detect");
+        let (truth, scene) = detected(seed);
         for got in &scene.ships {
             let nearest = truth
                 .scene
@@ -634,19 +641,11 @@ fn a_second_blob_invents_no_base_beside_a_real_one() {
 // measured now: 0.20, 0.27 and 0.39 mm, confidence 0.75-0.89.
 #[test]
 fn a_base_under_a_big_miniature_is_found_with_the_miniature_taken_out() {
-    let models = Models::builtin();
     let mut errors = Vec::new();
     for (seed, ids) in [(41, &["s4"][..]), (61, &["s3", "s7"][..])] {
-        let (_dir, truth, frame) = render(seed);
-        let det = Detector::new(calibrated(&truth), models).expect("detector");
-        let scene = det.detect(&frame).expect("detect");
+        let (truth, scene) = detected(seed);
         for id in ids {
-            let want = truth
-                .scene
-                .ships
-                .iter()
-                .find(|s| s.id == *id)
-                .expect("the scene changed");
+            let want = truth_ship(&truth, id);
             let err = scene
                 .ships
                 .iter()
@@ -666,16 +665,8 @@ fn a_base_under_a_big_miniature_is_found_with_the_miniature_taken_out() {
 // measured now: facing right, confidence 0.97.
 #[test]
 fn a_pale_front_arc_under_the_miniature_mask_still_counts() {
-    let models = Models::builtin();
-    let (_dir, truth, frame) = render(41);
-    let det = Detector::new(calibrated(&truth), models).expect("detector");
-    let scene = det.detect(&frame).expect("detect");
-    let want = truth
-        .scene
-        .ships
-        .iter()
-        .find(|s| s.id == "s4")
-        .expect("the scene changed");
+    let (truth, scene) = detected(41);
+    let want = truth_ship(&truth, "s4");
     let got = scene
         .ships
         .iter()
