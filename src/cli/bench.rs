@@ -30,6 +30,10 @@ pub struct BenchDetectArgs {
     /// Timed repetitions per scene (the median is reported).
     #[arg(long, default_value_t = 3)]
     runs: usize,
+    /// Also print every true ship: what it was found as, how far off, and what detection
+    /// said of it (to find the worst cases behind a summary).
+    #[arg(long)]
+    ships: bool,
 }
 
 pub fn run(cmd: &BenchCommand) -> anyhow::Result<()> {
@@ -124,6 +128,9 @@ fn run_detect(a: &BenchDetectArgs) -> anyhow::Result<()> {
             full,
             refit,
         );
+        if a.ships {
+            print_ships(&s);
+        }
         all.ships.extend(s.ships);
         all.missed_ships.extend(s.missed_ships);
         all.false_ships += s.false_ships;
@@ -203,6 +210,28 @@ fn rms(v: impl Iterator<Item = f64>) -> (f64, f64) {
     }
     let r = (v.iter().map(|x| x * x).sum::<f64>() / v.len() as f64).sqrt();
     (r, v.iter().fold(0.0f64, |a, b| a.max(b.abs())))
+}
+
+/// One line per true ship of a scene, indented under its row; missed ones say so.
+fn print_ships(s: &SceneScore) {
+    let opt = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.2}"));
+    for m in &s.ships {
+        println!(
+            "  {:<5} {:<6} as {:<6} centre {:>6.2} mm  heading {:>+7.2} deg  facing {:<5}  sigma {:>5} mm {:>5} deg  confidence {}",
+            m.id,
+            m.size.name(),
+            m.found_size.name(),
+            m.centre_error_mm,
+            m.heading_error_deg,
+            if m.facing_right { "right" } else { "WRONG" },
+            opt(m.sigma_mm),
+            opt(m.sigma_deg),
+            opt(m.confidence),
+        );
+    }
+    for id in &s.missed_ships {
+        println!("  {id:<5} missed");
+    }
 }
 
 fn print_row(name: &str, size: &str, ships: usize, s: &SceneScore, full: f64, refit: f64) {
