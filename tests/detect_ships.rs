@@ -683,3 +683,34 @@ fn a_pale_front_arc_under_the_miniature_mask_still_counts() {
     );
     assert!(turned.abs() < 45.0, "s4 faces {turned:.1} deg off");
 }
+
+// A fit whose rim the edges pulled far from its prior took edges of the wrong kind for the
+// base's: on seed 6 a miniature's bright hull over the black rim (token-edge polarity) held
+// s7's square 5 mm forward with a rim of 0.5 mm (prior 1.8) and confidence 0.68; on seed
+// 10, s2's square sat on the hull's rounded outline, 1.7 mm and 5.4 deg off with a rim of
+// 0.8 mm and confidence 0.65. Such fits are now doubted (true camera, measured: 0.34 and
+// 0.33). No confident ship of these two tables may be more than 1.5 mm or 2 deg off.
+#[test]
+fn a_rim_pulled_far_from_its_prior_is_doubted() {
+    let mut report = Vec::new();
+    for seed in [6, 10] {
+        let (truth, scene) = detected(seed);
+        let s = score(&truth.scene, &scene, Models::builtin());
+        for m in &s.ships {
+            report.push((
+                seed,
+                m.id.clone(),
+                m.centre_error_mm,
+                m.heading_error_deg,
+                m.confidence.unwrap_or(0.0),
+            ));
+        }
+    }
+    eprintln!("{report:.2?}");
+    assert!(report.len() >= 10, "only {} ships found", report.len());
+    let confident_wrong: Vec<_> = report
+        .iter()
+        .filter(|(_, _, err, h, conf)| (*err > 1.5 || h.abs() > 2.0) && *conf >= 0.65)
+        .collect();
+    assert!(confident_wrong.is_empty(), "{confident_wrong:.2?}");
+}
