@@ -158,7 +158,8 @@ fn run_detect(a: &BenchDetectArgs) -> anyhow::Result<()> {
     // What a judge can lean on: bases found with a small sigma, apart from those the
     // detector itself flags as uncertain; and those judge mode does not ask to check.
     let unsure = crate::judge::UNSURE_CONFIDENCE;
-    let groups: [(String, Selector); 3] = [
+    let groups: [(String, Selector); 4] = [
+        ("any sigma (all found)".into(), Box::new(|_| true)),
         (
             "sigma < 3 mm".into(),
             Box::new(|m| m.sigma_mm.is_some_and(|s| s < 3.0)),
