@@ -17,13 +17,21 @@ uhd=(31 32 33 34)
 # A second 1080p set, rendered later to check that the figures hold beyond the first: 24
 # scenes (seeds 41-52 and 61-72). `--quick` skips it (rendering it takes about 30 minutes).
 more=(41 42 43 44 45 46 47 48 49 50 51 52 61 62 63 64 65 66 67 68 69 70 71 72)
-# Rendered scenes are reused; the calibration is always made again (a second or so per
-# scene), so the figures are those of the calibration code as it is now.
+# Rendered scenes are reused while the code they were rendered with is unchanged: each
+# scene keeps a hash of the simulator's sources and what it draws on (camera model, markers,
+# geometry, models); any change there renders it again (once, the fixed set's figures came
+# from renders of an older simulator). The calibration is always made again (a second or so
+# per scene), so the figures are those of the calibration code as it is now.
+sim_hash=$(cat src/vision/sim/*.rs src/vision/{camera,rng,aruco,cv}.rs src/geometry/*.rs \
+  src/models/*.rs src/scene.rs models/* | sha256sum | cut -c1-16)
 make_scene() { # dir seed resolution
   local d=$1 seed=$2 res=$3
   mkdir -p "$d/cal"
-  [ -f "$d/sim/truth.json" ] ||
+  if [ ! -f "$d/sim/truth.json" ] || [ "$(cat "$d/simulator.hash" 2>/dev/null)" != "$sim_hash" ]; then
+    rm -rf "$d/sim"
     $bin simulate --seed "$seed" --resolution "$res" --out "$d/sim" --charuco-views 12 >/dev/null
+    echo "$sim_hash" >"$d/simulator.hash"
+  fi
   $bin calibrate camera --images "$d/sim" --out "$d/cal/camera.json" >"$d/camera.txt"
   $bin calibrate table --camera-calibration "$d/cal/camera.json" --image "$d/sim/frame.jpg" \
     --out "$d/cal/table.json" >"$d/table.txt"
