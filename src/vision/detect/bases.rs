@@ -99,7 +99,13 @@ impl FoundBase {
             || across < WEAK_ACROSS
             || self.on_miniature
             || self.no_hashmark
-            || (self.fit.rim - RIM_PRIOR_MM).abs() > RIM_DOUBT_MM
+            || self.rim_strayed_mm() > RIM_DOUBT_MM
+    }
+
+    /// How far the fitted rim lies from its prior (mm): a doubt above `RIM_DOUBT_MM`, and
+    /// a share of the centre's sigma below it (see `to_ships`).
+    fn rim_strayed_mm(&self) -> f64 {
+        (self.fit.rim - RIM_PRIOR_MM).abs()
     }
 
     /// The share of this fit's edge points that lie on `other`'s outline (within
@@ -593,7 +599,7 @@ pub fn to_ships(bases: &[FoundBase], calibration_sigma_mm: f64) -> Vec<ShipSpec>
             // A fit resting on two adjacent sides only measures a corner: where the base
             // extends from it is the size class's assumption, not a measurement.
             let weak = b.is_weak();
-            let rim_sigma = SIGMA_PER_RIM_MM * (f.rim - RIM_PRIOR_MM).abs();
+            let rim_sigma = SIGMA_PER_RIM_MM * b.rim_strayed_mm();
             let mut sigma_mm = (fit_sigma * SIGMA_SCALE_MM)
                 .hypot(calibration_sigma_mm)
                 .hypot(rim_sigma);
