@@ -179,8 +179,14 @@ pub fn refine_quad(
     // corners (mapped back to the image) centres the window on the edge.
     // (Over one marker side the lens's curvature is negligible, so the first pass fits in
     // image pixels.)
-    let start = refine_once(img, corners, cells, &|p| p).unwrap_or(*corners);
-    refine_once(img, &start, cells, to_ideal).or_else(|| refine_once(img, corners, cells, to_ideal))
+    // A marker's corners can also be further off than the window reaches (3.4 px on a
+    // 30 px marker seen steeply: no edges found at all); then the first pass looks once more
+    // with a wider window, which the second pass narrows again.
+    let start = refine_once(img, corners, cells, &|p| p, 1.0)
+        .or_else(|| refine_once(img, corners, cells, &|p| p, 1.6))
+        .unwrap_or(*corners);
+    refine_once(img, &start, cells, to_ideal, 1.0)
+        .or_else(|| refine_once(img, corners, cells, to_ideal, 1.0))
 }
 
 fn refine_once(
@@ -188,6 +194,7 @@ fn refine_once(
     corners: &[[f64; 2]; 4],
     cells: usize,
     to_ideal: &dyn Fn([f64; 2]) -> [f64; 2],
+    widen: f64,
 ) -> Option<[[f64; 2]; 4]> {
     let centre = [
         corners.iter().map(|c| c[0]).sum::<f64>() / 4.0,
@@ -209,7 +216,7 @@ fn refine_once(
         let (c, e) = (corners[(k + 2) % 4], corners[(k + 3) % 4]);
         let across =
             ((c[0] + e[0]) / 2.0 - mid[0]) * -n[0] + ((c[1] + e[1]) / 2.0 - mid[1]) * -n[1];
-        let reach = (0.7 * across / cells as f64).clamp(1.0, 12.0);
+        let reach = (widen * 0.7 * across / cells as f64).clamp(1.0, 12.0);
         let samples = (len as usize).clamp(8, 200);
         let pts: Vec<[f64; 2]> = (0..samples)
             .filter_map(|i| {
