@@ -88,10 +88,10 @@ pub enum ReportSource {
 /// Below this detection confidence a judge is told to check the ship by eye: the fit
 /// rests on little of the outline, or the token's front and disc were hidden (a good
 /// outline with no facing evidence at all scores 0.5, one whose facing barely won about
-/// 0.6). On the 206 bases found in the rendered sets (scripts/detect-report.sh) it flags
-/// 75, among them 19 of the 20 that are wrong (facing, or centre off by more than 3 sigma
-/// and 2 mm); at 0.6 it flagged 68 and 16: three facings wrong at 0.60-0.63 against four
-/// right ones. Confidence warns; it does not catch every error.
+/// 0.6). On the 208 bases found in the rendered sets (scripts/detect-report.sh, measured
+/// again after the rim-seen rule of detection) it flags 80, among them all 15 that are
+/// wrong (facing, or centre off by more than 3 sigma and 2 mm); at 0.6 it flags 73 and 14
+/// of them (a facing wrong at 0.63). Confidence warns; it need not catch every error.
 pub const UNSURE_CONFIDENCE: f64 = 0.65;
 
 /// Detection's own uncertainty about the rolling ship, in words a judge can act on.
