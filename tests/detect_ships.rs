@@ -42,7 +42,11 @@ fn render_at(seed: u64, resolution: Resolution) -> (tempfile::TempDir, Truth, Ma
 
 /// A rendered table and what detection finds in it, with the true camera.
 fn detected(seed: u64) -> (Truth, hashmark::scene::Scene) {
-    let (_dir, truth, frame) = render(seed);
+    detected_at(seed, Resolution::Hd1080)
+}
+
+fn detected_at(seed: u64, resolution: Resolution) -> (Truth, hashmark::scene::Scene) {
+    let (_dir, truth, frame) = render_at(seed, resolution);
     let det = Detector::new(calibrated(&truth), Models::builtin()).expect("detector");
     let scene = det.detect(&frame).expect("detect");
     (truth, scene)
@@ -729,9 +733,7 @@ fn a_rim_pulled_far_from_its_prior_is_doubted() {
 // ship reported with a sigma under 1 mm must be within 0.5 mm and three sigmas.
 #[test]
 fn a_rim_seen_whole_at_4k_is_not_doubted_for_little_outline() {
-    let (_dir, truth, frame) = render_at(33, Resolution::Uhd4k);
-    let det = Detector::new(calibrated(&truth), Models::builtin()).expect("detector");
-    let scene = det.detect(&frame).expect("detect");
+    let (truth, scene) = detected_at(33, Resolution::Uhd4k);
     let s = score(&truth.scene, &scene, Models::builtin());
     let report: Vec<_> = s
         .ships

@@ -94,7 +94,8 @@ pub struct FoundBase {
     /// `Search::on_miniature`): kept only when nothing else fits, and then doubted.
     pub on_miniature: bool,
     /// None of the token's four side hashmarks shows where the fit puts them (see
-    /// `Search::hashmarks_seen`): the fit rests on the outline alone, and is doubted.
+    /// `Search::hashmarks_seen`): the fit rests on the outline alone, and is doubted unless
+    /// the rim itself shows (see `FoundBase::is_weak`).
     pub no_hashmark: bool,
 }
 
