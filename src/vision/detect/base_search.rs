@@ -19,8 +19,8 @@ use opencv::prelude::*;
 /// The orthophoto's grey levels and gradients (per mm).
 pub struct Gradients {
     pub view: OrthoView,
-    pub gx: Vec<f32>,
-    pub gy: Vec<f32>,
+    /// Per pixel, row by row: (d/dx, d/dy) side by side, as the outline scores read them.
+    g: Vec<[f32; 2]>,
 }
 
 impl Gradients {
@@ -33,10 +33,13 @@ impl Gradients {
         imgproc::sobel_def(&grey, &mut gy, CV_32F, 0, 1)?;
         // Sobel sums 8 pixel differences over 2 px; per mm of table.
         let k = 1.0 / (8.0 * view.mm_per_px) as f32;
-        let gx: Vec<f32> = rows(&gx, &view)?.into_iter().map(|v| v * k).collect();
         // Image rows grow downwards, table y upwards.
-        let gy: Vec<f32> = rows(&gy, &view)?.into_iter().map(|v| -v * k).collect();
-        Ok(Gradients { view, gx, gy })
+        let g = rows(&gx, &view)?
+            .into_iter()
+            .zip(rows(&gy, &view)?)
+            .map(|(x, y)| [x * k, -y * k])
+            .collect();
+        Ok(Gradients { view, g })
     }
 }
 
@@ -64,21 +67,37 @@ impl Gradients {
     /// The gradient (per mm, table axes) at a table point, nearest pixel; zero outside.
     fn at(&self, x: f64, y: f64) -> [f32; 2] {
         let [c, r] = self.view.to_pixel(x, y);
-        let (c, r) = (c.round(), r.round());
-        if c < 0.0 || r < 0.0 || c >= f64::from(self.view.width) || r >= f64::from(self.view.height)
-        {
+        // The nearest pixel: above -0.5, truncating c + 0.5 rounds as `f64::round` does
+        // (a library call on the baseline x86-64 target, in the search's innermost loop).
+        if !(c > -0.5 && r > -0.5) {
             return [0.0, 0.0];
         }
-        let i = r as usize * self.view.width as usize + c as usize;
-        [self.gx[i], self.gy[i]]
+        let (c, r) = ((c + 0.5) as usize, (r + 0.5) as usize);
+        if c >= self.view.width as usize || r >= self.view.height as usize {
+            return [0.0, 0.0];
+        }
+        self.g[r * self.view.width as usize + c]
     }
 
     /// How well a base outline at (centre, angle) explains the edges: along each side,
     /// the gradient across it, rising outwards at the silhouette and falling outwards at
     /// the token's edge, each clipped so a single bright edge cannot carry a side.
     pub fn outline_score(&self, centre: [f64; 2], angle: f64, half: f64, rim: f64) -> f64 {
-        let s: f64 = outline_points(angle, half, rim)
-            .map(|(off, n, sign)| {
+        let points: Vec<_> = outline_points(angle, half, rim).collect();
+        self.score_points(&points, centre, half)
+    }
+
+    /// [`Gradients::outline_score`] from an outline's points laid out once (the fine search
+    /// scores 25 positions per angle).
+    fn score_points(
+        &self,
+        points: &[([f64; 2], [f64; 2], f64)],
+        centre: [f64; 2],
+        half: f64,
+    ) -> f64 {
+        let s: f64 = points
+            .iter()
+            .map(|&(off, n, sign)| {
                 let g = self.at(centre[0] + off[0], centre[1] + off[1]);
                 let across = sign * (f64::from(g[0]) * n[0] + f64::from(g[1]) * n[1]);
                 across.clamp(0.0, 6.0)
@@ -130,24 +149,28 @@ impl Gradients {
         let inside =
             |c: i64, r: i64| c - margin >= 0 && r - margin >= 0 && c + margin < w && r + margin < h;
         let step_px = 2.0 / v.mm_per_px;
-        let mut grid = Vec::new();
+        // The positions are the same at every angle: which of them count is asked once.
+        let mut positions = Vec::new();
+        for dy in -steps..=steps {
+            for dx in -steps..=steps {
+                let (c, r) = (pc + dx as f64 * step_px, pr + dy as f64 * step_px);
+                let (ci, ri) = (c.round() as i64, r.round() as i64);
+                if !inside(ci, ri) {
+                    continue;
+                }
+                let t = v.to_table(c, r);
+                if allowed(t) {
+                    positions.push((ci, ri, t));
+                }
+            }
+        }
+        let mut grid = Vec::with_capacity(18 * positions.len());
         for ai in 0..18 {
             let a = (ai as f64 * 5.0).to_radians();
             let samples = self.outline_samples(a, half, rim);
-            for dy in -steps..=steps {
-                for dx in -steps..=steps {
-                    let (c, r) = (pc + dx as f64 * step_px, pr + dy as f64 * step_px);
-                    let (ci, ri) = (c.round() as i64, r.round() as i64);
-                    if !inside(ci, ri) {
-                        continue;
-                    }
-                    let t = v.to_table(c, r);
-                    if !allowed(t) {
-                        continue;
-                    }
-                    let s = self.score_at(&samples, ci, ri, half);
-                    grid.push((s, t, a));
-                }
+            for &(ci, ri, t) in &positions {
+                let s = self.score_at(&samples, ci, ri, half);
+                grid.push((s, t, a));
             }
         }
         grid.sort_by(|a, b| b.0.total_cmp(&a.0));
@@ -172,10 +195,11 @@ impl Gradients {
                 let mut best = (c0, a0, self.outline_score(c0, a0, half, rim));
                 for da in -3..=3 {
                     let a = a0 + f64::from(da).to_radians();
+                    let points: Vec<_> = outline_points(a, half, rim).collect();
                     for dy in -2..=2 {
                         for dx in -2..=2 {
                             let c = [c0[0] + 0.7 * f64::from(dx), c0[1] + 0.7 * f64::from(dy)];
-                            let s = self.outline_score(c, a, half, rim);
+                            let s = self.score_points(&points, c, half);
                             if s > best.2 {
                                 best = (c, a, s);
                             }
@@ -187,9 +211,9 @@ impl Gradients {
             .collect()
     }
 
-    /// An outline's samples at angle `a` as (pixel offset, outward normal in table axes,
-    /// sign: + for the silhouette, - for the token edge).
-    fn outline_samples(&self, a: f64, half: f64, rim: f64) -> Vec<(i64, f32, f32, f32)> {
+    /// An outline's samples at angle `a` as (pixel offset, outward normal in table axes
+    /// times the sign: + for the silhouette, - for the token edge).
+    fn outline_samples(&self, a: f64, half: f64, rim: f64) -> Vec<(i64, f32, f32)> {
         let v = &self.view;
         let w = v.width as i64;
         outline_points(a, half, rim)
@@ -199,19 +223,19 @@ impl Gradients {
                     (off[0] / v.mm_per_px).round() as i64,
                     (-off[1] / v.mm_per_px).round() as i64,
                 );
-                (dr * w + dc, n[0] as f32, n[1] as f32, sign as f32)
+                // (The sign is +-1: multiplying the normal by it is exact.)
+                (dr * w + dc, (sign * n[0]) as f32, (sign * n[1]) as f32)
             })
             .collect()
     }
 
     /// [`Gradients::outline_score`] from laid-out samples at pixel (c, r).
-    fn score_at(&self, samples: &[(i64, f32, f32, f32)], c: i64, r: i64, half: f64) -> f64 {
+    fn score_at(&self, samples: &[(i64, f32, f32)], c: i64, r: i64, half: f64) -> f64 {
         let base = r * self.view.width as i64 + c;
         let mut s = 0.0f32;
-        for &(off, nx, ny, sign) in samples {
-            let i = (base + off) as usize;
-            let across = sign * (self.gx[i] * nx + self.gy[i] * ny);
-            s += across.clamp(0.0, 6.0);
+        for &(off, nx, ny) in samples {
+            let [gx, gy] = self.g[(base + off) as usize];
+            s += (gx * nx + gy * ny).clamp(0.0, 6.0);
         }
         f64::from(s) / (4.0 * half)
     }
@@ -456,16 +480,14 @@ impl MiniMask {
     pub fn off_minis(&self, grads: &Gradients) -> Result<Gradients, VisionError> {
         let mut out = Gradients {
             view: grads.view,
-            gx: grads.gx.clone(),
-            gy: grads.gy.clone(),
+            g: grads.g.clone(),
         };
         let w = grads.view.width.max(0) as usize;
         for r in 0..grads.view.height {
             for (c, v) in self.mask.at_row::<u8>(r)?.iter().enumerate() {
                 if *v > 0 {
                     let i = r as usize * w + c;
-                    out.gx[i] = 0.0;
-                    out.gy[i] = 0.0;
+                    out.g[i] = [0.0, 0.0];
                 }
             }
         }
