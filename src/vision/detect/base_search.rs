@@ -232,12 +232,21 @@ impl Gradients {
     /// [`Gradients::outline_score`] from laid-out samples at pixel (c, r).
     fn score_at(&self, samples: &[(i64, f32, f32)], c: i64, r: i64, half: f64) -> f64 {
         let base = r * self.view.width as i64 + c;
-        let mut s = 0.0f32;
-        for &(off, nx, ny) in samples {
+        let term = |&(off, nx, ny): &(i64, f32, f32)| {
             let [gx, gy] = self.g[(base + off) as usize];
-            s += (gx * nx + gy * ny).clamp(0.0, 6.0);
+            (gx * nx + gy * ny).clamp(0.0, 6.0)
+        };
+        // Four running sums: one would wait on each addition before the next (this loop
+        // is most of the outline search's time).
+        let mut acc = [0.0f32; 4];
+        let chunks = samples.chunks_exact(4);
+        let rest: f32 = chunks.remainder().iter().map(term).sum();
+        for q in chunks {
+            for (a, t) in acc.iter_mut().zip(q) {
+                *a += term(t);
+            }
         }
-        f64::from(s) / (4.0 * half)
+        f64::from((acc[0] + acc[1]) + (acc[2] + acc[3]) + rest) / (4.0 * half)
     }
 }
 
