@@ -15,6 +15,7 @@
 //! orthophoto resampling between the pixels and the fit.
 
 use crate::vision::Camera;
+use crate::vision::camera::PointProjector;
 use crate::vision::edges::Grey;
 use nalgebra::{Matrix4, Vector4};
 
@@ -210,7 +211,7 @@ fn dark_side_is_base(
 /// (bright) can only raise values.
 fn rim_level(
     img: &Grey,
-    camera: &Camera,
+    camera: &PointProjector,
     shape: &BaseShape,
     c: [f64; 2],
     angle: f64,
@@ -251,7 +252,8 @@ fn gather(
 ) -> (Vec<Point>, usize, [usize; 4], [usize; 4]) {
     let (c, angle, half, rim) = pose;
     let cam = camera.centre();
-    let dark_max = rim_level(img, camera, shape, *c, angle, half, rim)
+    let projector = camera.point_projector();
+    let dark_max = rim_level(img, &projector, shape, *c, angle, half, rim)
         .map_or(f64::INFINITY, |l| 2.5 * l + 1.0);
     let scale = px_per_mm(camera, *c, shape.height_mm)
         .unwrap_or(1.0)
@@ -285,8 +287,8 @@ fn gather(
                     };
                     let p = [c[0] + d * n[0] + u * t[0], c[1] + d * n[1] + u * t[1]];
                     let (Some(ip), Some(ip2)) = (
-                        camera.project([p[0], p[1], z]),
-                        camera.project([p[0] + n[0], p[1] + n[1], z]),
+                        projector.project([p[0], p[1], z]),
+                        projector.project([p[0] + n[0], p[1] + n[1], z]),
                     ) else {
                         continue;
                     };

@@ -354,6 +354,7 @@ impl Search<'_> {
     /// when no side's is in view.
     fn hashmark_contrast(&self, fit: &BaseFit) -> f64 {
         let inner = fit.half - fit.rim;
+        let projector = self.camera.point_projector();
         (0..4)
             .filter_map(|k| {
                 let a = fit.angle + k as f64 * std::f64::consts::FRAC_PI_2;
@@ -370,7 +371,7 @@ impl Search<'_> {
                         if self.minis.covers(p) {
                             return None;
                         }
-                        let ip = self.camera.project([p[0], p[1], self.z])?;
+                        let ip = projector.project([p[0], p[1], self.z])?;
                         self.views.grey.sample(ip[0], ip[1])
                     };
                     if let (Some(c), Some(l), Some(r)) = (level(0.0), level(-1.8), level(1.8)) {

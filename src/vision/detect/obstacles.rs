@@ -7,7 +7,6 @@
 //! outline fits is reported as its measured polygon when a background frame vouches for it.
 
 mod coarse;
-mod project;
 mod refine;
 mod segment;
 mod shape;
@@ -96,7 +95,7 @@ pub fn find_obstacles(
     } else {
         THRESHOLD_NOBG
     };
-    let projector = project::Projector::new(camera);
+    let projector = camera.point_projector();
     let shapes: Vec<Shape> = models.obstacles.iter().filter_map(Shape::new).collect();
     if shapes.is_empty() {
         return Ok(Vec::new());

@@ -8,8 +8,8 @@
 //! the outline is hidden).
 
 use super::coarse::Pose;
-use super::project::Projector;
 use super::shape::Shape;
+use crate::vision::camera::PointProjector;
 use opencv::core::Mat;
 use opencv::prelude::*;
 
@@ -144,7 +144,7 @@ fn edge_across(img: &Colour, a: [f64; 2], d: [f64; 2], reach: f64) -> Option<(f6
 /// judged (not under a ship, on the play area).
 pub fn refine(
     img: &Colour,
-    camera: &Projector,
+    camera: &PointProjector,
     shape: &Shape,
     start: Pose,
     usable: &dyn Fn([f64; 2]) -> bool,

@@ -3,7 +3,6 @@
 //! smooth over a few centimetres), and the ships' footprint on that view (bases and the
 //! miniatures above them, which a tilted camera shows displaced).
 
-use super::project::Projector;
 use crate::models::Models;
 use crate::scene::ShipSpec;
 use crate::vision::calibrate::image_to_table;
@@ -40,7 +39,7 @@ pub fn maps(view: &OrthoView, camera: &Camera) -> Result<(Mat, Mat), VisionError
 fn make_maps(view: &OrthoView, camera: &Camera) -> Result<(Mat, Mat), VisionError> {
     let (w, h) = (view.width, view.height);
     let (gw, gh) = (w / STEP + 2, h / STEP + 2);
-    let camera = Projector::new(camera);
+    let camera = camera.point_projector();
     let grid: Vec<Option<[f64; 2]>> = (0..gh)
         .flat_map(|j| (0..gw).map(move |i| (i, j)))
         .map(|(i, j)| {
