@@ -88,10 +88,11 @@ pub enum ReportSource {
 /// Below this detection confidence a judge is told to check the ship by eye: the fit
 /// rests on little of the outline, or the token's front and disc were hidden (a good
 /// outline with no facing evidence at all scores 0.5, one whose facing barely won about
-/// 0.6). On the 208 bases found in the rendered sets (scripts/detect-report.sh, measured
-/// again after the rim-seen rule of detection) it flags 80, among them all 15 that are
-/// wrong (facing, or centre off by more than 3 sigma and 2 mm); at 0.6 it flags 73 and 14
-/// of them (a facing wrong at 0.63). Confidence warns; it need not catch every error.
+/// 0.6; a heading with a second minimum halves it). On the 208 bases found in the rendered
+/// sets (scripts/detect-report.sh, measured again after detection's heading-spread rule)
+/// it flags 81, among them all 15 that are wrong (facing, or centre off by more than 3
+/// sigma and 2 mm) and the one 3.9 deg off in heading; at 0.6 it flags 74 and 14 of the 15
+/// (a facing wrong at 0.63). Confidence warns; it need not catch every error.
 pub const UNSURE_CONFIDENCE: f64 = 0.65;
 
 /// Detection's own uncertainty about the rolling ship, in words a judge can act on.
