@@ -282,6 +282,16 @@ fn detect_command_refuses_bad_input_in_one_line() {
     write_calibration(&cal, &camera);
     let (code, out, err) = hashmark(&["detect", "--calibration", &s(&cal), "--image", &s(&img)]);
     assert_eq!(code, 0, "{err}");
+    assert_eq!(out.trim(), "0 ships (0 to check by eye), 0 obstacles");
+    let (code, out, err) = hashmark(&[
+        "detect",
+        "--calibration",
+        &s(&cal),
+        "--image",
+        &s(&img),
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
     let scene: serde_json::Value = serde_json::from_str(&out).expect("a scene");
     assert_eq!(scene["format"], "hashmark-scene/1");
     assert_eq!(scene["ships"].as_array().map(Vec::len), Some(0));

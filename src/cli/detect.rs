@@ -29,7 +29,12 @@ pub struct DetectArgs {
     /// what stands on it).
     #[arg(long)]
     background: Option<PathBuf>,
-    /// Write the scene (image) or the JSON lines (stream) here instead of stdout.
+    /// One image: print the scene as JSON (hashmark-scene/1) instead of a table. Streams
+    /// always write JSON lines.
+    #[arg(long)]
+    json: bool,
+    /// One image: write the scene (hashmark-scene/1) to this file as well. Streams: write the
+    /// JSON lines here instead of stdout.
     #[arg(long)]
     out: Option<PathBuf>,
     /// Streams: a full search every this many frames, a re-fit of the known ships between.
@@ -54,10 +59,14 @@ pub fn run(a: &DetectArgs) -> anyhow::Result<()> {
         let scene = detector
             .detect(&frame)
             .with_context(|| format!("{}", image.display()))?;
-        let text = scene.to_json_pretty() + "\n";
-        match &a.out {
-            Some(out) => crate::files::write_atomic(out, text.as_bytes())?,
-            None => print!("{text}"),
+        let json = scene.to_json_pretty() + "\n";
+        if let Some(out) = &a.out {
+            crate::files::write_atomic(out, json.as_bytes())?;
+        }
+        if a.json {
+            print!("{json}");
+        } else {
+            print!("{}", text_report(&scene));
         }
         return Ok(());
     }
@@ -111,4 +120,128 @@ pub fn run(a: &DetectArgs) -> anyhow::Result<()> {
     }
     sink.flush()?;
     Ok(())
+}
+
+/// The scene as a table a person reads: every ship with its pose, uncertainty and whether a
+/// judge should check it by eye (see [`crate::judge::UNSURE_CONFIDENCE`]), every obstacle
+/// with its model and pose.
+pub fn text_report(scene: &crate::scene::Scene) -> String {
+    use std::fmt::Write as _;
+    let unsure = scene
+        .ships
+        .iter()
+        .filter(|s| crate::judge::DetectionNote::is_unsure(s))
+        .count();
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{} ships ({unsure} to check by eye), {} obstacles",
+        scene.ships.len(),
+        scene.obstacles.len()
+    );
+    let opt =
+        |v: Option<f64>, digits: usize| v.map_or("-".to_string(), |v| format!("{v:.digits$}"));
+    if !scene.ships.is_empty() {
+        let _ = writeln!(
+            out,
+            "{:<5} {:<6} {:>7} {:>7} {:>8} {:>6} {:>6} {:>5}",
+            "ship", "size", "x mm", "y mm", "heading", "+-mm", "+-deg", "conf"
+        );
+    }
+    for s in &scene.ships {
+        let q = &s.quality;
+        let _ = writeln!(
+            out,
+            "{:<5} {:<6} {:>7.2} {:>7.2} {:>8.2} {:>6} {:>6} {:>5}{}",
+            s.id,
+            s.size.name(),
+            s.x,
+            s.y,
+            s.heading_deg,
+            opt(q.sigma_mm, 2),
+            opt(q.sigma_deg, 2),
+            opt(q.confidence, 2),
+            if crate::judge::DetectionNote::is_unsure(s) {
+                "  check by eye"
+            } else {
+                ""
+            }
+        );
+    }
+    if !scene.obstacles.is_empty() {
+        let _ = writeln!(
+            out,
+            "{:<8} {:<14} {:>7} {:>7} {:>8} {:>6}",
+            "obstacle", "model", "x mm", "y mm", "rotation", "+-mm"
+        );
+    }
+    for o in &scene.obstacles {
+        match (&o.model, o.x, o.y, o.rotation_deg) {
+            (Some(m), Some(x), Some(y), Some(r)) => {
+                let _ = writeln!(
+                    out,
+                    "{:<8} {:<14} {:>7.2} {:>7.2} {:>8.2} {:>6}",
+                    o.id,
+                    m,
+                    x,
+                    y,
+                    r,
+                    opt(o.quality.sigma_mm, 2)
+                );
+            }
+            _ => {
+                let n = o.polygon.as_ref().map_or(0, Vec::len);
+                let _ = writeln!(
+                    out,
+                    "{:<8} {:<14} measured outline, {n} points (no standard model fits)",
+                    o.id, "-"
+                );
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::text_report;
+    use crate::scene::Scene;
+
+    /// A scene as detection writes it, in words: a sure ship, one to check by eye, a
+    /// matched obstacle and a measured outline.
+    #[test]
+    fn the_text_report_says_which_ships_to_check() {
+        let scene = Scene::from_json(
+            r#"{"format": "hashmark-scene/1",
+              "ships": [
+                {"id": "s1", "size": "small", "x": 100.0, "y": 200.0, "heading_deg": 90.0,
+                 "sigma_mm": 0.31, "sigma_deg": 0.5, "confidence": 0.97},
+                {"id": "s2", "size": "large", "x": 500.5, "y": 300.25, "heading_deg": 271.5,
+                 "sigma_mm": 6.5, "sigma_deg": 8.0, "confidence": 0.3}],
+              "obstacles": [
+                {"id": "o1", "model": "coreasteroid1", "x": 400.0, "y": 450.0,
+                 "rotation_deg": 12.5, "sigma_mm": 0.2},
+                {"id": "o2", "polygon": [[10, 10], [60, 10], [60, 50]]}]}"#,
+            crate::Models::builtin(),
+        )
+        .expect("scene");
+        let text = text_report(&scene);
+        eprintln!("{text}");
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[0], "2 ships (1 to check by eye), 2 obstacles");
+        let s1 = lines.iter().find(|l| l.starts_with("s1 ")).expect("s1");
+        let s2 = lines.iter().find(|l| l.starts_with("s2 ")).expect("s2");
+        assert!(s1.contains("100.00") && s1.contains("0.97") && !s1.contains("check"));
+        assert!(s2.contains("large") && s2.contains("271.50") && s2.ends_with("check by eye"));
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.starts_with("o1 ") && l.contains("coreasteroid1"))
+        );
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.starts_with("o2 ") && l.contains("measured outline, 3 points"))
+        );
+    }
 }
