@@ -152,29 +152,46 @@ pub fn px_per_mm(camera: &Camera, c: [f64; 2], z: f64) -> Option<f64> {
 /// offset in px (parabolic sub-sample) and strength.
 fn find_edge(img: &Grey, p: [f64; 2], m: [f64; 2], reach: f64, rising: bool) -> Option<(f64, f64)> {
     const STEP: f64 = 0.25;
-    let n = (reach / STEP).ceil() as i64 + 2;
-    let vals: Vec<f64> = (-n..=n)
-        .map(|k| {
-            let t = k as f64 * STEP;
-            img.sample(p[0] + t * m[0], p[1] + t * m[1])
-        })
-        .collect::<Option<_>>()?;
-    // Derivative over one pixel (t +- 0.5 px).
+    // The profile lives on the stack when it fits (this runs for every edge sample of every
+    // fit, and allocating it cost more than a tenth of the fit's time).
+    const ON_STACK: usize = 128;
+    const MAX_PROFILE_PX: i64 = 8192;
+    let n = ((reach / STEP).ceil() as i64).saturating_add(2);
+    // A profile that cannot lie inside the image has a sample outside it (a projection
+    // degenerate enough to ask for one is not worth allocating for).
+    if !(0..=MAX_PROFILE_PX).contains(&(n / 4)) {
+        return None;
+    }
+    let len = (2 * n + 1) as usize;
+    let mut stack = [0.0f64; ON_STACK];
+    let mut heap = Vec::new();
+    let vals: &mut [f64] = if len <= ON_STACK {
+        &mut stack[..len]
+    } else {
+        heap.resize(len, 0.0);
+        &mut heap
+    };
+    for (v, k) in vals.iter_mut().zip(-n..=n) {
+        let t = k as f64 * STEP;
+        *v = img.sample(p[0] + t * m[0], p[1] + t * m[1])?;
+    }
+    let vals = &*vals;
+    // Derivative over one pixel (t +- 0.5 px): g[i] at the profile's sample i + 2.
     let sign = if rising { 1.0 } else { -1.0 };
-    let g: Vec<f64> = (2..vals.len() - 2)
-        .map(|i| sign * (vals[i + 2] - vals[i - 2]))
-        .collect();
+    let g_len = len - 4;
+    let g = |i: usize| sign * (vals[i + 4] - vals[i]);
     let (mut best, mut bi) = (0.0, usize::MAX);
-    for (i, &v) in g.iter().enumerate() {
+    for i in 0..g_len {
+        let v = g(i);
         if v > best {
             best = v;
             bi = i;
         }
     }
-    if bi == usize::MAX || bi == 0 || bi + 1 >= g.len() {
+    if bi == usize::MAX || bi == 0 || bi + 1 >= g_len {
         return None;
     }
-    let (a, b, c) = (g[bi - 1], g[bi], g[bi + 1]);
+    let (a, b, c) = (g(bi - 1), g(bi), g(bi + 1));
     let den = a - 2.0 * b + c;
     let frac = if den.abs() > 1e-12 {
         (0.5 * (a - c) / den).clamp(-0.5, 0.5)
