@@ -16,6 +16,7 @@
 
 use super::base_search::MiniMask;
 use crate::vision::Camera;
+use crate::vision::camera::PointProjector;
 use opencv::core::{Mat, Vec3b};
 use opencv::prelude::*;
 
@@ -29,7 +30,7 @@ pub struct Facing {
 }
 
 /// The frame's pixel (nearest) where a table point appears; `None` off the frame.
-fn pixel_at(frame: &Mat, camera: &Camera, p: [f64; 3]) -> Option<Vec3b> {
+fn pixel_at(frame: &Mat, camera: &PointProjector, p: [f64; 3]) -> Option<Vec3b> {
     let ip = camera.project(p)?;
     let (x, y) = (ip[0].round() as i32, ip[1].round() as i32);
     if x < 0 || y < 0 || x >= frame.cols() || y >= frame.rows() {
@@ -109,9 +110,10 @@ pub fn facing(
     z: f64,
     hidden: Option<&MiniMask>,
 ) -> Facing {
+    let projector = camera.point_projector();
     let mut top = TokenTop {
         frame,
-        camera,
+        camera: &projector,
         z,
         hidden,
         hull: None,
@@ -171,7 +173,7 @@ pub fn facing(
 /// miniature is seen there instead or it is off the frame.
 struct TokenTop<'a> {
     frame: &'a Mat,
-    camera: &'a Camera,
+    camera: &'a PointProjector<'a>,
     z: f64,
     hidden: Option<&'a MiniMask>,
     /// The miniature's own chromaticity over this token, where known: a masked pixel of
