@@ -121,7 +121,8 @@ impl Chamfer {
         if !(fc >= 0.0 && fr >= 0.0) {
             return Some(CAP);
         }
-        let (c, r) = (fc.floor() as usize, fr.floor() as usize);
+        // Both >= 0 here: truncation is the floor, without a library call.
+        let (c, r) = (fc as usize, fr as usize);
         if c + 1 >= self.w || r + 1 >= self.h {
             return Some(CAP);
         }
