@@ -474,20 +474,37 @@ pub fn grow_from_corner(
 /// moves the pose by up to a few tenths of a mm, the second gathers its edges there.
 /// A polish that slides away keeps the search's fit.
 fn polish(grey: &Grey, camera: &Camera, shape: &BaseShape, fit: &BaseFit) -> (BaseFit, f64) {
-    let mut polished = fit.clone();
-    for _ in 0..2 {
-        let guess = BaseGuess {
-            centre: polished.centre,
-            angle: polished.angle,
-            half: polished.half,
-        };
-        match fit_base(grey, camera, shape, guess, MIN_CONTRAST) {
-            Some(g) if settled(&g, fit.centre, REFIT_SLIDE_MM) => polished = g,
-            _ => return (fit.clone(), fit_quality(fit)),
-        }
-    }
+    let guess = BaseGuess {
+        centre: fit.centre,
+        angle: fit.angle,
+        half: fit.half,
+    };
+    let polished = fit_twice(grey, camera, shape, guess, fit.centre).unwrap_or_else(|| fit.clone());
     let q = fit_quality(&polished);
     (polished, q)
+}
+
+/// Two rounds of the fit from `guess`, the second from where the first settled; `None`
+/// when either slides more than `REFIT_SLIDE_MM` from `anchor` (or finds too little).
+fn fit_twice(
+    grey: &Grey,
+    camera: &Camera,
+    shape: &BaseShape,
+    mut guess: BaseGuess,
+    anchor: [f64; 2],
+) -> Option<BaseFit> {
+    let mut last = None;
+    for _ in 0..2 {
+        let f = fit_base(grey, camera, shape, guess, MIN_CONTRAST)
+            .filter(|f| settled(f, anchor, REFIT_SLIDE_MM))?;
+        guess = BaseGuess {
+            centre: f.centre,
+            angle: f.angle,
+            half: f.half,
+        };
+        last = Some(f);
+    }
+    last
 }
 
 /// How far (deg) the polished fit settles from its own angle when started again turned
@@ -503,31 +520,14 @@ fn polish(grey: &Grey, camera: &Camera, shape: &BaseShape, fit: &BaseFit) -> (Ba
 fn heading_spread(grey: &Grey, camera: &Camera, shape: &BaseShape, fit: &BaseFit) -> f64 {
     let mut spread: f64 = 0.0;
     for turn in [-RESTART_DEG, RESTART_DEG] {
-        let mut guess = BaseGuess {
+        let guess = BaseGuess {
             centre: fit.centre,
             angle: fit.angle + turn.to_radians(),
             half: fit.half,
         };
-        let mut settled_at = None;
-        for _ in 0..2 {
-            match fit_base(grey, camera, shape, guess, MIN_CONTRAST) {
-                Some(f) if settled(&f, fit.centre, REFIT_SLIDE_MM) => {
-                    guess = BaseGuess {
-                        centre: f.centre,
-                        angle: f.angle,
-                        half: f.half,
-                    };
-                    settled_at = Some(f.angle);
-                }
-                _ => {
-                    settled_at = None;
-                    break;
-                }
-            }
-        }
-        if let Some(a) = settled_at {
+        if let Some(f) = fit_twice(grey, camera, shape, guess, fit.centre) {
             // Modulo the square's quarter turn.
-            let d = (a - fit.angle).to_degrees().rem_euclid(90.0);
+            let d = (f.angle - fit.angle).to_degrees().rem_euclid(90.0);
             spread = spread.max(d.min(90.0 - d));
         }
     }
