@@ -68,7 +68,8 @@ impl Gradients {
     fn at(&self, x: f64, y: f64) -> [f32; 2] {
         let [c, r] = self.view.to_pixel(x, y);
         // The nearest pixel: above -0.5, truncating c + 0.5 rounds as `f64::round` does
-        // (a library call on the baseline x86-64 target, in the search's innermost loop).
+        // (but within a rounding error of a half; `round` is a library call on the
+        // baseline x86-64 target, and this is the fine search's innermost loop).
         if !(c > -0.5 && r > -0.5) {
             return [0.0, 0.0];
         }
