@@ -157,8 +157,8 @@ fn find_edge(img: &Grey, p: [f64; 2], m: [f64; 2], reach: f64, rising: bool) -> 
     const ON_STACK: usize = 128;
     const MAX_PROFILE_PX: i64 = 8192;
     let n = ((reach / STEP).ceil() as i64).saturating_add(2);
-    // A profile that cannot lie inside the image has a sample outside it (a projection
-    // degenerate enough to ask for one is not worth allocating for).
+    // A profile longer than any image's diagonal (from a degenerate projection) has
+    // samples outside the image, so no edge: say so before allocating for it.
     if !(0..=MAX_PROFILE_PX).contains(&(n / 4)) {
         return None;
     }
