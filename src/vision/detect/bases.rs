@@ -212,6 +212,11 @@ impl Search<'_> {
     /// alone lost well-found bases: a base's own edges next to its miniature go too.
     /// Searching again for blobs with no base at all gained nothing.)
     fn base_under(&self, blob: [f64; 2]) -> Option<FoundBase> {
+        self.chosen_under(blob).map(|b| self.finish(b))
+    }
+
+    /// The fit `base_under` keeps, before its facing and heading spread are read.
+    fn chosen_under(&self, blob: [f64; 2]) -> Option<FoundBase> {
         let first = self.search(blob, self.views.grads);
         if let Some(weak) = first.as_ref().filter(|b| b.is_weak())
             && let Some(second) = self.search(blob, self.off_minis)
@@ -235,7 +240,7 @@ impl Search<'_> {
 
     /// The base under one blob with the outline search on `grads`.
     fn search(&self, blob: [f64; 2], grads: &Gradients) -> Option<FoundBase> {
-        let Views { frame, grey, .. } = *self.views;
+        let Views { grey, .. } = *self.views;
         let (camera, shape, halves, z) = (self.camera, self.shape, self.halves, self.z);
         let mut best: Option<FoundBase> = None;
         // The miniature's height is not known (25-50 mm): search under its middle height
@@ -334,21 +339,26 @@ impl Search<'_> {
                 heading_spread_deg: 0.0,
             });
         }
-        // Which way it faces, read once for the base chosen.
-        let mut b = best?;
-        b.heading_spread_deg = heading_spread(grey, camera, self.polish, &b.fit);
+        best
+    }
+
+    /// What is read only for the base a blob keeps (not for a first search a second one
+    /// replaces): which way it faces, and how far its fit settles when started again.
+    fn finish(&self, mut b: FoundBase) -> FoundBase {
+        let Views { frame, grey, .. } = *self.views;
+        b.heading_spread_deg = heading_spread(grey, self.camera, self.polish, &b.fit);
         let f = facing(
             frame,
-            camera,
+            self.camera,
             b.fit.centre,
             b.fit.angle,
             b.fit.half - b.fit.rim,
-            z,
+            self.z,
             Some(self.minis),
         );
         b.heading_deg = (b.fit.angle.to_degrees() + 90.0 * f.k as f64).rem_euclid(360.0);
         b.facing_confidence = f.confidence;
-        Some(b)
+        b
     }
 
     /// Whether one of the token's side hashmarks shows where the fit puts it: a white line
