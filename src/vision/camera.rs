@@ -126,7 +126,11 @@ impl Camera {
     /// Where a table point (mm) lands in the image (pixels, OpenCV convention); `None`
     /// behind the camera.
     pub fn project(&self, p: [f64; 3]) -> Option<[f64; 2]> {
-        let c = self.to_camera(Vector3::from(p));
+        self.image_point(self.to_camera(Vector3::from(p)))
+    }
+
+    /// A point in the camera frame to pixels (through the lens); `None` behind the camera.
+    fn image_point(&self, c: Vector3<f64>) -> Option<[f64; 2]> {
         if c.z <= 1e-9 {
             return None;
         }
@@ -311,14 +315,9 @@ impl PointProjector<'_> {
     /// The same model and numbers as [`Camera::project`]; `None` also where the result is
     /// not finite.
     pub fn project(&self, p: [f64; 3]) -> Option<[f64; 2]> {
-        let c = self.r * Vector3::from(p) + self.t;
-        if c.z <= 1e-9 {
-            return None;
-        }
-        let cam = self.camera;
-        let (xd, yd) = cam.distort(c.x / c.z, c.y / c.z);
-        let out = [cam.fx() * xd + cam.cx(), cam.fy() * yd + cam.cy()];
-        (out[0].is_finite() && out[1].is_finite()).then_some(out)
+        self.camera
+            .image_point(self.r * Vector3::from(p) + self.t)
+            .filter(|out| out[0].is_finite() && out[1].is_finite())
     }
 }
 

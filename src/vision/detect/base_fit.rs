@@ -82,6 +82,17 @@ pub struct BaseShape {
     pub silhouette_bias_mm: f64,
 }
 
+impl BaseFit {
+    /// Where a fit from this pose starts.
+    pub fn guess(&self) -> BaseGuess {
+        BaseGuess {
+            centre: self.centre,
+            angle: self.angle,
+            half: self.half,
+        }
+    }
+}
+
 impl BaseShape {
     /// The base model's numbers and the edge model's defaults.
     pub fn from_models(models: &crate::models::Models) -> BaseShape {

@@ -484,12 +484,8 @@ pub fn grow_from_corner(
 /// moves the pose by up to a few tenths of a mm, the second gathers its edges there.
 /// A polish that slides away keeps the search's fit.
 fn polish(grey: &Grey, camera: &Camera, shape: &BaseShape, fit: &BaseFit) -> (BaseFit, f64) {
-    let guess = BaseGuess {
-        centre: fit.centre,
-        angle: fit.angle,
-        half: fit.half,
-    };
-    let polished = fit_twice(grey, camera, shape, guess, fit.centre).unwrap_or_else(|| fit.clone());
+    let polished =
+        fit_twice(grey, camera, shape, fit.guess(), fit.centre).unwrap_or_else(|| fit.clone());
     let q = fit_quality(&polished);
     (polished, q)
 }
@@ -507,11 +503,7 @@ fn fit_twice(
     for _ in 0..2 {
         let f = fit_base(grey, camera, shape, guess, MIN_CONTRAST)
             .filter(|f| settled(f, anchor, REFIT_SLIDE_MM))?;
-        guess = BaseGuess {
-            centre: f.centre,
-            angle: f.angle,
-            half: f.half,
-        };
+        guess = f.guess();
         last = Some(f);
     }
     last
@@ -531,9 +523,8 @@ fn heading_spread(grey: &Grey, camera: &Camera, shape: &BaseShape, fit: &BaseFit
     let mut spread: f64 = 0.0;
     for turn in [-RESTART_DEG, RESTART_DEG] {
         let guess = BaseGuess {
-            centre: fit.centre,
             angle: fit.angle + turn.to_radians(),
-            half: fit.half,
+            ..fit.guess()
         };
         if let Some(f) = fit_twice(grey, camera, shape, guess, fit.centre) {
             // Modulo the square's quarter turn.
