@@ -834,3 +834,95 @@ fn a_heading_with_a_second_minimum_is_doubted() {
         );
     }
 }
+
+/// Four pairs of ships in contact, as after a bump or in formation (the rendered sets keep
+/// every two items 8 mm or more apart, so they have none): two small bases side by side,
+/// a small base's front guides on a medium base's side, a small base's corner on a large
+/// base's side, two medium bases side by side a quarter of a side offset.
+fn ships_in_contact() -> Vec<hashmark::scene::ShipSpec> {
+    let h = 30f64.to_radians();
+    let right = [h.sin(), -h.cos()];
+    let (cx, cy) = (300.0, 640.0);
+    // The small base's diagonal along the large one's right side's normal, corner 0.1 mm off.
+    let d = 40.0 + 20.0 * std::f64::consts::SQRT_2 + 0.1;
+    vec![
+        common::ship("a1", BaseSize::Small, 300.0, 300.0, 90.0),
+        common::ship("a2", BaseSize::Small, 340.1, 300.0, 90.0),
+        common::ship("b1", BaseSize::Small, 600.0, 300.0, 0.0),
+        common::ship("b2", BaseSize::Medium, 651.7, 300.0, 90.0),
+        common::ship("c1", BaseSize::Large, cx, cy, 30.0),
+        common::ship(
+            "c2",
+            BaseSize::Small,
+            cx + d * right[0],
+            cy + d * right[1],
+            75.0,
+        ),
+        common::ship("d1", BaseSize::Medium, 600.0, 620.0, 0.0),
+        common::ship("d2", BaseSize::Medium, 612.0, 680.1, 0.0),
+    ]
+}
+
+// Ships in contact are a known weakness: where two bases touch, the side between them
+// shows no silhouette (black on black), two aligned small bases look like one 80 x 40 mm
+// outline along which a square slides, and the two miniatures' blobs crowd one another.
+// Measured on these four tables (true camera, seeds 42-45): of 32 ships 18 found within
+// 2 mm, 7 found 4.3-13.5 mm off (all doubted), 7 with no base within 15 mm (seed 42's two
+// side by side got one doubted base between them; seed 43 lost one of each pair). What a
+// judge relies on holds: no base reported without doubt is more than 2 mm off or of the
+// wrong size (the worst, 1.58 mm off with sigma 0.41 mm, is a medium base beside a small
+// one's guides); a missed ship is not reported at all, though, and nothing says so. Rejecting a doubted base that overlaps another
+// by more than 2-4 mm (instead of by centre distance) removed three invented bases on the
+// rendered sets but lost three of these, so it was not kept.
+#[test]
+fn ships_in_contact_are_found_or_doubted() {
+    use hashmark::judge::UNSURE_CONFIDENCE;
+    use hashmark::vision::sim::{camera_for, photograph, world::World};
+    let models = Models::builtin();
+    let (mut close, mut total) = (0, 0);
+    let mut confident_wrong = Vec::new();
+    for seed in [42u64, 43, 44, 45] {
+        let mut scene = common::scene();
+        scene.ships = ships_in_contact();
+        let camera = camera_for(seed, Resolution::Hd1080, [914.4, 914.4]);
+        let world = World::build(&scene, seed, seed, models).expect("world");
+        let jpg = photograph(&world, &camera, seed, 1).expect("render");
+        let frame = cv::decode(&jpg).expect("decode");
+        let calibrated = Calibrated {
+            camera,
+            play_area: scene.play_area,
+            sigma_mm: 0.05,
+        };
+        let found = Detector::new(calibrated, models)
+            .expect("detector")
+            .detect(&frame)
+            .expect("detect");
+        for want in &scene.ships {
+            total += 1;
+            let near = found
+                .ships
+                .iter()
+                .map(|g| (g.x - want.x).hypot(g.y - want.y))
+                .fold(f64::INFINITY, f64::min);
+            eprintln!("seed {seed} {}: nearest found {near:.2} mm", want.id);
+            if near <= 2.0 {
+                close += 1;
+            }
+        }
+        for got in &found.ships {
+            let (err, want) = scene
+                .ships
+                .iter()
+                .map(|w| ((got.x - w.x).hypot(got.y - w.y), w))
+                .min_by(|a, b| a.0.total_cmp(&b.0))
+                .expect("ships");
+            let confidence = got.quality.confidence.unwrap_or(0.0);
+            if confidence >= UNSURE_CONFIDENCE && (err > 2.0 || got.size != want.size) {
+                confident_wrong.push((seed, got.id.clone(), err, confidence));
+            }
+        }
+    }
+    eprintln!("{close} of {total} found within 2 mm");
+    assert!(confident_wrong.is_empty(), "{confident_wrong:.2?}");
+    assert!(close >= 18, "{close} of {total} within 2 mm (18 measured)");
+}
