@@ -19,6 +19,17 @@ pub struct Grey {
     data: Vec<f32>,
 }
 
+/// An 8-bit sRGB value as [`Grey`] stores it: linear light scaled to 0-255.
+pub fn linear_level(v: u8) -> f32 {
+    let c = f64::from(v) / 255.0;
+    let l = if c <= 0.04045 {
+        c / 12.92
+    } else {
+        ((c + 0.055) / 1.055).powf(2.4)
+    };
+    (l * 255.0) as f32
+}
+
 impl Grey {
     /// From an 8-bit grey or BGR Mat.
     pub fn from_mat(image: &Mat) -> Result<Grey, VisionError> {
@@ -29,17 +40,7 @@ impl Grey {
         };
         let size = grey.size()?;
         let (width, height) = (size.width as usize, size.height as usize);
-        let linear: Vec<f32> = (0..=255u8)
-            .map(|v| {
-                let c = f64::from(v) / 255.0;
-                let l = if c <= 0.04045 {
-                    c / 12.92
-                } else {
-                    ((c + 0.055) / 1.055).powf(2.4)
-                };
-                (l * 255.0) as f32
-            })
-            .collect();
+        let linear: Vec<f32> = (0..=255u8).map(linear_level).collect();
         let mut data = Vec::with_capacity(width * height);
         for r in 0..height {
             let row = grey.at_row::<u8>(r as i32)?;

@@ -70,7 +70,7 @@ const COLOUR_SHARE: f64 = 0.4;
 fn is_paint_or_glare(p: Vec3b) -> bool {
     p.0.iter().copied().max().unwrap_or(0) >= PRINT_MAX_VALUE
 }
-const PRINT_MAX_VALUE: u8 = 160;
+pub(super) const PRINT_MAX_VALUE: u8 = 160;
 
 /// Orange of a printed initiative disc: hue 15-45 deg, strongly saturated, not dark.
 fn is_disc_orange(p: Vec3b) -> bool {
