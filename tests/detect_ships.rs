@@ -868,16 +868,18 @@ fn ships_in_contact() -> Vec<hashmark::scene::ShipSpec> {
 // shows no silhouette (black on black), two aligned small bases look like one 80 x 40 mm
 // outline along which a square slides, and the two miniatures' blobs crowd one another.
 // Measured on these four tables (true camera, seeds 42-45): of 32 ships 17 found within
-// 2 mm, 9 found 2.5-14.7 mm off, 6 with no base within 15 mm (seed 42's two side by side
-// got one doubted base between them; seed 43 lost one of each pair, three of them wholly
-// under their miniatures). All but one of the bases more than 2 mm off are doubted: seed
-// 42's medium beside a small base's guides is reported 2.49 mm off with confidence 0.72,
-// its side towards the small base taken from that base's front edge. (Before token edges
-// under a miniature were left out of the final fit, that medium lost to a doubted small
-// square inside it, 13.5 mm off, and 18 were within 2 mm.) A missed ship is not reported
-// at all, and nothing says so. Rejecting a doubted base that overlaps another by more than
-// 2-4 mm (instead of by centre distance) removed three invented bases on the rendered sets
-// but lost three of these, so it was not kept.
+// 2 mm, 9 found 2.5-14.7 mm off (all doubted), 6 with no base within 15 mm (seed 42's two
+// side by side got one doubted base between them; seed 43 lost one of each pair, three of
+// them wholly under their miniatures). A missed ship is not reported at all, and nothing
+// says so. What a judge relies on holds: no base reported without doubt is more than 2 mm
+// off or of the wrong size. (Seed 42's medium beside a small base's guides took that base's
+// front edge for its own side and was reported 2.49 mm off with confidence 0.72, until a
+// fit whose axis shows one side only and no hashmark was doubted, see
+// `FoundBase::is_weak`; before token edges under a miniature were left out of the final
+// fit, the same medium lost the overlap test to a doubted small square inside it, and 18
+// were within 2 mm.) Rejecting a doubted base that overlaps another by more than 2-4 mm
+// (instead of by centre distance) removed three invented bases on the rendered sets but
+// lost three of these, so it was not kept.
 #[test]
 fn ships_in_contact_are_found_or_doubted() {
     use hashmark::judge::UNSURE_CONFIDENCE;
@@ -927,10 +929,7 @@ fn ships_in_contact_are_found_or_doubted() {
         }
     }
     eprintln!("{close} of {total} found within 2 mm; confident and wrong: {confident_wrong:.2?}");
-    assert!(
-        confident_wrong.len() <= 1 && confident_wrong.iter().all(|w| w.2 < 3.0),
-        "{confident_wrong:.2?}"
-    );
+    assert!(confident_wrong.is_empty(), "{confident_wrong:.2?}");
     assert!(close >= 17, "{close} of {total} within 2 mm (17 measured)");
 }
 
