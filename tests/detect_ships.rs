@@ -869,7 +869,7 @@ fn ships_in_contact() -> Vec<hashmark::scene::ShipSpec> {
 // outline along which a square slides, and the two miniatures' blobs crowd one another.
 // Measured on these four tables (true camera, seeds 42-45): of 32 ships 17 found within
 // 2 mm, 9 found 2.5-14.7 mm off (all doubted), 6 with no base within 15 mm (seed 42's two
-// side by side got one doubted base between them; seed 43 lost one of each pair, three of
+// side by side got one doubted base between them; seed 43 lost one of each pair, two of
 // them wholly under their miniatures). A missed ship is not reported at all, and nothing
 // says so. What a judge relies on holds: no base reported without doubt is more than 2 mm
 // off or of the wrong size. (Seed 42's medium beside a small base's guides took that base's
