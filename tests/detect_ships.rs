@@ -62,6 +62,26 @@ fn truth_ship<'a>(truth: &'a Truth, id: &str) -> &'a hashmark::scene::ShipSpec {
         .unwrap_or_else(|| panic!("the rendered scene has no {id}: it changed"))
 }
 
+/// A scene built in code, rendered at 1080p from seed's camera and detected with that
+/// camera (no calibration from images).
+fn built_and_detected(scene: &hashmark::scene::Scene, seed: u64) -> hashmark::scene::Scene {
+    use hashmark::vision::sim::{camera_for, photograph, world::World};
+    let models = Models::builtin();
+    let camera = camera_for(seed, Resolution::Hd1080, [914.4, 914.4]);
+    let world = World::build(scene, seed, seed, models).expect("world");
+    let jpg = photograph(&world, &camera, seed, 1).expect("render");
+    let frame = cv::decode(&jpg).expect("decode");
+    let calibrated = Calibrated {
+        camera,
+        play_area: scene.play_area,
+        sigma_mm: 0.05,
+    };
+    Detector::new(calibrated, models)
+        .expect("detector")
+        .detect(&frame)
+        .expect("detect")
+}
+
 fn calibrated(truth: &Truth) -> Calibrated {
     Calibrated {
         camera: truth.camera.clone(),
@@ -407,27 +427,12 @@ fn facing_on_more_scenes() {
 // within about 65 mm of the edge. Measured: found within 0.2 mm, facing right.
 #[test]
 fn a_large_base_at_the_edge_of_the_play_area() {
-    use hashmark::vision::sim::{camera_for, photograph, world::World};
-    let models = Models::builtin();
     let mut scene = common::scene();
     scene.ships = vec![
         common::ship("s1", BaseSize::Large, 866.0, 300.0, 282.5),
         common::ship("s2", BaseSize::Medium, 600.0, 880.0, 10.0),
     ];
-    let camera = camera_for(42, Resolution::Hd1080, [914.4, 914.4]);
-    let world = World::build(&scene, 42, 42, models).expect("world");
-    let jpg = photograph(&world, &camera, 42, 1).expect("render");
-    let frame = cv::decode(&jpg).expect("decode");
-    let det = Detector::new(
-        Calibrated {
-            camera,
-            play_area: scene.play_area,
-            sigma_mm: 0.05,
-        },
-        models,
-    )
-    .expect("detector");
-    let found = det.detect(&frame).expect("detect");
+    let found = built_and_detected(&scene, 42);
     eprintln!("{:?}", found.ships);
     for want in &scene.ships {
         let got = found
@@ -883,26 +888,12 @@ fn ships_in_contact() -> Vec<hashmark::scene::ShipSpec> {
 #[test]
 fn ships_in_contact_are_found_or_doubted() {
     use hashmark::judge::UNSURE_CONFIDENCE;
-    use hashmark::vision::sim::{camera_for, photograph, world::World};
-    let models = Models::builtin();
     let (mut close, mut total) = (0, 0);
     let mut confident_wrong = Vec::new();
     for seed in [42u64, 43, 44, 45] {
         let mut scene = common::scene();
         scene.ships = ships_in_contact();
-        let camera = camera_for(seed, Resolution::Hd1080, [914.4, 914.4]);
-        let world = World::build(&scene, seed, seed, models).expect("world");
-        let jpg = photograph(&world, &camera, seed, 1).expect("render");
-        let frame = cv::decode(&jpg).expect("decode");
-        let calibrated = Calibrated {
-            camera,
-            play_area: scene.play_area,
-            sigma_mm: 0.05,
-        };
-        let found = Detector::new(calibrated, models)
-            .expect("detector")
-            .detect(&frame)
-            .expect("detect");
+        let found = built_and_detected(&scene, seed);
         for want in &scene.ships {
             total += 1;
             let near = found

@@ -104,7 +104,7 @@ pub struct FoundBase {
     /// the rim itself shows (see `FoundBase::is_weak`).
     pub no_hashmark: bool,
     /// Which of the fit's axes (that of sides 0 and 2, that of sides 1 and 3) a side
-    /// hashmark pins (see `Search::hashmark_pins`).
+    /// hashmark pins (see `hashmark_pins`).
     pub hashmark_pins: [bool; 2],
     /// How far (deg) the fit settles from the chosen angle when started again a little
     /// turned either way (see `heading_spread`): where it finds a second minimum the
@@ -179,6 +179,15 @@ impl FoundBase {
             .count();
         on as f64 / used.len() as f64
     }
+}
+
+/// Which of a fit's two axes a side hashmark pins, from the four sides' contrasts (see
+/// `Search::hashmark_contrasts`): the hashmarks of sides 1 and 3 run along the axis of
+/// sides 0 and 2, so where they show says where the centre lies along it (see
+/// `FoundBase::is_weak`).
+fn hashmark_pins(contrasts: [f64; 4]) -> [bool; 2] {
+    let seen = |k: usize| contrasts[k] > HASHMARK_MIN_CONTRAST;
+    [seen(1) || seen(3), seen(0) || seen(2)]
 }
 
 /// How much of the outline the fit rests on: the mean side support, held down by the
@@ -344,8 +353,9 @@ impl Search<'_> {
             if on_miniature && best.is_some() {
                 continue;
             }
-            let no_hashmark = !(searched.1 && self.hashmarks_seen(&fit));
-            let hashmark_pins = self.hashmark_pins(&fit);
+            let contrasts = self.hashmark_contrasts(&fit);
+            let no_hashmark = !(searched.1 && contrasts.iter().any(|c| *c > HASHMARK_MIN_CONTRAST));
+            let hashmark_pins = hashmark_pins(contrasts);
             best = Some(FoundBase {
                 blob,
                 size,
@@ -398,15 +408,6 @@ impl Search<'_> {
         self.hashmark_contrasts(fit)
             .into_iter()
             .fold(f64::NEG_INFINITY, f64::max)
-    }
-
-    /// Which of the fit's two axes a clear hashmark pins: the hashmarks of sides 1 and 3
-    /// run along the axis of sides 0 and 2, so where they show says where the centre lies
-    /// along it (see `FoundBase::is_weak`).
-    fn hashmark_pins(&self, fit: &BaseFit) -> [bool; 2] {
-        let c = self.hashmark_contrasts(fit);
-        let seen = |k: usize| c[k] > HASHMARK_MIN_CONTRAST;
-        [seen(1) || seen(3), seen(0) || seen(2)]
     }
 
     /// Each side hashmark's contrast across it (minus infinity where it is not in view).
