@@ -1,7 +1,7 @@
 //! Ship bases: candidates from the orthophoto vote, each fitted in the camera frame at the
 //! sizes the vote suggests, the best-supported fit kept, then its facing read from the token.
 
-use super::base_fit::{BaseFit, BaseGuess, BaseShape, RIM_PRIOR_MM, fit_base};
+use super::base_fit::{BaseFit, BaseGuess, BaseShape, RIM_PRIOR_MM, fit_base, px_per_mm};
 use super::base_search::{Gradients, MiniMask, bright_blobs, under_blob};
 use super::facing::facing;
 use crate::geometry::PlayArea;
@@ -26,6 +26,9 @@ const SIGMA_SCALE_MM: f64 = 1.8;
 /// Centre sigma per mm the fitted rim strays from its prior (see `to_ships`).
 const SIGMA_PER_RIM_MM: f64 = 0.7;
 const SIGMA_SCALE_DEG: f64 = 2.0;
+/// See `resolution_sigma_deg`.
+const RESOLUTION_SIGMA_DEG: f64 = 0.6;
+const RESOLUTION_SIDE_PX: f64 = 28.0;
 /// Typical height of a miniature's middle over the mat, and how far from the point under
 /// it the base's centre is searched for (mm).
 const MINI_HEIGHT_MM: f64 = 37.0;
@@ -110,6 +113,8 @@ pub struct FoundBase {
     /// turned either way (see `heading_spread`): where it finds a second minimum the
     /// heading is not known better than that, whatever the fit's own covariance says.
     pub heading_spread_deg: f64,
+    /// How many camera pixels one of its sides spans (see `resolution_sigma_deg`).
+    pub side_px: f64,
 }
 
 impl FoundBase {
@@ -356,6 +361,7 @@ impl Search<'_> {
             let contrasts = self.hashmark_contrasts(&fit);
             let no_hashmark = !(searched.1 && contrasts.iter().any(|c| *c > HASHMARK_MIN_CONTRAST));
             let hashmark_pins = hashmark_pins(contrasts);
+            let side_px = side_px(camera, &fit, z);
             best = Some(FoundBase {
                 blob,
                 size,
@@ -367,6 +373,7 @@ impl Search<'_> {
                 no_hashmark,
                 hashmark_pins,
                 heading_spread_deg: 0.0,
+                side_px,
             });
         }
         best
@@ -685,6 +692,29 @@ pub fn find_bases(
     Ok(found)
 }
 
+/// How many camera pixels a side of the fitted base spans, on its top.
+fn side_px(camera: &Camera, fit: &BaseFit, z: f64) -> f64 {
+    px_per_mm(camera, fit.centre, z).map_or(0.0, |k| 2.0 * fit.half * k)
+}
+
+/// The least heading sigma (deg) of a base whose sides span `side_px` pixels. Where a side
+/// spans few pixels its rim (1.6-2 mm) is about one pixel wide, the token's edge and the
+/// silhouette blur into one line, and print or a miniature next to it moves that line by a
+/// good part of a pixel; the fit's covariance sees a smooth line and says little. Measured
+/// on the three rendered sets and a fourth never tuned on (30 tables, seeds 101-130, true
+/// camera), bases with sigma < 3 mm, heading RMS by pixels per side: under 30 px 1.2 deg
+/// (median sigma then 0.6), 30-45 px 0.3-0.5, 45-60 px 0.4, over 60 px 0.1; of the
+/// confident ones, 11 of 56 under 30 px were more than 1.2 deg off, 1 of 143 over. The
+/// floor 0.6 deg at 28 px, falling with the square of the pixels, halved the headings
+/// beyond 3 sigma there (8 to 4 over the four sets) and left 65-75 % of them within 1
+/// sigma; it is the larger term only under about 40 px per side (0.3 deg there).
+fn resolution_sigma_deg(side_px: f64) -> f64 {
+    if side_px <= 0.0 {
+        return WEAK_SIGMA_DEG;
+    }
+    RESOLUTION_SIGMA_DEG * (RESOLUTION_SIDE_PX / side_px).powi(2)
+}
+
 /// The scene's ship entries, with the measured uncertainty.
 pub fn to_ships(bases: &[FoundBase], calibration_sigma_mm: f64) -> Vec<ShipSpec> {
     bases
@@ -717,6 +747,7 @@ pub fn to_ships(bases: &[FoundBase], calibration_sigma_mm: f64) -> Vec<ShipSpec>
                 .hypot(rim_sigma);
             let mut sigma_deg = (f.sigma_angle.to_degrees() * SIGMA_SCALE_DEG)
                 .max(b.heading_spread_deg)
+                .max(resolution_sigma_deg(b.side_px))
                 .max(0.05);
             if weak {
                 sigma_mm = sigma_mm.max(WEAK_SIGMA_MM);
@@ -792,6 +823,7 @@ pub fn refit_bases(
         };
         let a = fit.angle.to_degrees();
         let k = ((b.heading_deg - a) / 90.0).round();
+        let side_px = side_px(camera, &fit, models.bases.base_top_height_mm);
         out.push(FoundBase {
             blob: [x, y],
             size: b.size,
@@ -804,6 +836,7 @@ pub fn refit_bases(
             no_hashmark: b.no_hashmark,
             hashmark_pins: b.hashmark_pins,
             heading_spread_deg: b.heading_spread_deg,
+            side_px,
         });
     }
     out
