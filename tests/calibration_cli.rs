@@ -112,6 +112,33 @@ fn camera_from_a_video_then_table_then_score() {
     );
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(text.matches("residual").count(), 4, "{text}");
+    // How finely the calibrated camera sees the play area, against the true camera's; at
+    // 960 x 540 a small base's side spans about 13 px, so the heading warning is given.
+    let models = hashmark::Models::builtin();
+    let want = hashmark::vision::calibrate::scale::play_area_scale(
+        &truth.camera,
+        &models.play_areas.standard(),
+        models.bases.base_top_height_mm,
+    )
+    .expect("the play area is in front of the camera");
+    let seen: Vec<f64> = text
+        .split("play area seen at ")
+        .nth(1)
+        .and_then(|t| t.split(" px per mm").next())
+        .map(|t| t.split('-').filter_map(|v| v.parse().ok()).collect())
+        .unwrap_or_else(|| panic!("{text}"));
+    assert_eq!(seen.len(), 2, "{text}");
+    for (got, want) in seen.iter().zip([want.min_px_per_mm, want.max_px_per_mm]) {
+        // (Printed to 0.01 px per mm.)
+        assert!(
+            (got - want).abs() < 0.02 * want + 0.005,
+            "{got} px per mm, truth {want:.3}: {text}"
+        );
+    }
+    assert!(
+        text.contains("ship headings are known to about 1 deg only"),
+        "{text}"
+    );
 
     let out = hashmark(&[
         "calibrate",

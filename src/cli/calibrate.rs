@@ -410,8 +410,42 @@ fn run_table(a: &TableArgs) -> anyhow::Result<()> {
             .unwrap_or(f64::NAN);
         println!("  marker {id}: residual {r:.2} mm, measures {side:.2} mm");
     }
+    if let Some(cam) = camera
+        .as_ref()
+        .and_then(|c| crate::vision::calibrate::camera_model(c, f))
+    {
+        print_play_area_scale(&cam);
+    }
     println!("wrote {}", a.out.display());
     Ok(())
+}
+
+/// How finely the camera sees the play area, and whether ship headings suffer for it.
+fn print_play_area_scale(camera: &crate::vision::Camera) {
+    use crate::vision::calibrate::scale::{COARSE_SIDE_PX, play_area_scale};
+    let models = crate::models::Models::builtin();
+    let Some(s) = play_area_scale(
+        camera,
+        &models.play_areas.standard(),
+        models.bases.base_top_height_mm,
+    ) else {
+        return;
+    };
+    let small = models.bases.get(crate::BaseSize::Small).width_mm;
+    println!(
+        "play area seen at {:.2}-{:.2} px per mm (coarsest at {:.0}, {:.0} mm): a small base's side spans {:.0}-{:.0} px",
+        s.min_px_per_mm,
+        s.max_px_per_mm,
+        s.coarsest_at[0],
+        s.coarsest_at[1],
+        s.min_px_per_mm * small,
+        s.max_px_per_mm * small
+    );
+    if s.min_px_per_mm * small < COARSE_SIDE_PX {
+        println!(
+            "  where that is under {COARSE_SIDE_PX:.0} px, ship headings are known to about 1 deg only: a camera nearer the table, or at 4K, sees them better"
+        );
+    }
 }
 
 fn run_score(a: &ScoreArgs) -> anyhow::Result<()> {

@@ -5,6 +5,7 @@
 pub mod camera;
 pub mod plots;
 pub mod projector;
+pub mod scale;
 pub mod table;
 
 use super::Camera;

@@ -16,6 +16,7 @@
 
 use super::facing::PRINT_MAX_VALUE;
 use crate::vision::Camera;
+use crate::vision::calibrate::scale::px_per_mm;
 use crate::vision::camera::PointProjector;
 use crate::vision::edges::{Grey, linear_level};
 use nalgebra::{Matrix4, Vector4};
@@ -163,14 +164,6 @@ struct Point {
     sample: usize,
     kind: Kind,
     weight: f64,
-}
-
-/// Camera px per table mm around the base (isotropic estimate).
-pub fn px_per_mm(camera: &Camera, c: [f64; 2], z: f64) -> Option<f64> {
-    let a = camera.project([c[0], c[1], z])?;
-    let b = camera.project([c[0] + 1.0, c[1], z])?;
-    let d = camera.project([c[0], c[1] + 1.0, z])?;
-    Some(((b[0] - a[0]).hypot(b[1] - a[1]) + (d[0] - a[0]).hypot(d[1] - a[1])) / 2.0)
 }
 
 /// The gradient extremum of the wanted polarity within `reach` px of `p` along `m`:

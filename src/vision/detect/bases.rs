@@ -1,13 +1,14 @@
 //! Ship bases: candidates from the orthophoto vote, each fitted in the camera frame at the
 //! sizes the vote suggests, the best-supported fit kept, then its facing read from the token.
 
-use super::base_fit::{BaseFit, BaseGuess, BaseShape, RIM_PRIOR_MM, fit_base, px_per_mm};
+use super::base_fit::{BaseFit, BaseGuess, BaseShape, RIM_PRIOR_MM, fit_base};
 use super::base_search::{Gradients, MiniMask, bright_blobs, under_blob};
 use super::facing::facing;
 use crate::geometry::PlayArea;
 use crate::geometry::polygon::{ring_contains, ring_distance, segment_distance};
 use crate::models::{BaseSize, Models};
 use crate::scene::{Quality, ShipSpec};
+use crate::vision::calibrate::scale::px_per_mm;
 use crate::vision::edges::Grey;
 use crate::vision::{Camera, VisionError};
 use opencv::core::Mat;
