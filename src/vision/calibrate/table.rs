@@ -221,10 +221,12 @@ pub fn calibrate_table(
     })
 }
 
-/// Detects the markers, and when a layout marker is missing looks again at twice the size:
-/// a card seen steeply at the far edge of a wide view can be 30 px across, with cells too
-/// small for the decoder (measured: one such marker found only this way). The corners are
-/// refined on the original image afterwards either way.
+/// Detects the markers, and when a layout marker is missing looks again at twice the size
+/// (a card seen steeply at the far edge of a wide view can be 30 px across, with cells too
+/// small for the decoder; measured: one such marker found only this way), then reads the
+/// candidates' bits at finer cells (see `aruco::detect_fine`; rendered seed 117's far
+/// card was found only that way). The corners are refined on the original image
+/// afterwards either way.
 fn detect_small_too(
     image: &Mat,
     dict: Dict,
@@ -258,6 +260,18 @@ fn detect_small_too(
                 corners: d.corners.map(|p| [(p[0] - 0.5) / 2.0, (p[1] - 0.5) / 2.0]),
             });
         }
+    }
+    // A marker found as a square whose bits were misread: read them again, finer.
+    let still: Vec<i32> = missing
+        .into_iter()
+        .filter(|id| !found.iter().any(|d| d.id == *id))
+        .collect();
+    if !still.is_empty() {
+        found.extend(
+            aruco::detect_fine(image, dict)?
+                .into_iter()
+                .filter(|d| still.contains(&d.id)),
+        );
     }
     Ok(found)
 }
