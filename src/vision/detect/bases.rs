@@ -702,13 +702,14 @@ fn side_px(camera: &Camera, fit: &BaseFit, z: f64) -> f64 {
 /// spans few pixels its rim (1.6-2 mm) is about one pixel wide, the token's edge and the
 /// silhouette blur into one line, and print or a miniature next to it moves that line by a
 /// good part of a pixel; the fit's covariance sees a smooth line and says little. Measured
-/// on the three rendered sets and a fourth never tuned on (30 tables, seeds 101-130, true
-/// camera), bases with sigma < 3 mm, heading RMS by pixels per side: under 30 px 1.2 deg
-/// (median sigma then 0.6), 30-45 px 0.3-0.5, 45-60 px 0.4, over 60 px 0.1; of the
-/// confident ones, 11 of 56 under 30 px were more than 1.2 deg off, 1 of 143 over. The
-/// floor 0.6 deg at 28 px, falling with the square of the pixels, halved the headings
-/// beyond 3 sigma there (8 to 4 over the four sets) and left 65-75 % of them within 1
-/// sigma; it is the larger term only under about 40 px per side (0.3 deg there).
+/// on the four rendered sets of scripts/detect-report.sh (the third 1080p set, seeds
+/// 101-130, was rendered after the rules were made), bases with sigma < 3 mm, heading RMS
+/// by pixels per side: under 35 px 1.2 deg (median sigma then 0.6), 35-60 px 0.4, over
+/// 60 px 0.1; of the confident ones, 11 of 57 under 30 px were more than 1.2 deg off, 1 of
+/// 146 over. The floor, 0.6 deg at 28 px and falling with the square of the pixels,
+/// halved the headings beyond 3 sigma (8 to 4 over the four sets) and left 67-75 % of
+/// them within 1 sigma (60-74 % before); it is the larger term only under about 40 px per
+/// side (0.3 deg there).
 fn resolution_sigma_deg(side_px: f64) -> f64 {
     if side_px <= 0.0 {
         return WEAK_SIGMA_DEG;
