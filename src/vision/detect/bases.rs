@@ -704,9 +704,9 @@ fn side_px(camera: &Camera, fit: &BaseFit, z: f64) -> f64 {
 /// good part of a pixel; the fit's covariance sees a smooth line and says little. Measured
 /// on the four rendered sets of scripts/detect-report.sh (the third 1080p set, seeds
 /// 101-130, was rendered after the rules were made), bases with sigma < 3 mm, heading RMS
-/// by pixels per side: under 35 px 1.2 deg (median sigma then 0.6), 35-60 px 0.4, over
-/// 60 px 0.1; of the confident ones, 11 of 57 under 30 px were more than 1.2 deg off, 1 of
-/// 146 over. The floor, 0.6 deg at 28 px and falling with the square of the pixels,
+/// by pixels per side: under 30 px 1.5 deg (median sigma then 0.7), 30-35 px 0.6, 35-60
+/// px 0.4, over 60 px 0.1; of the confident ones, 11 of 57 under 30 px were more than 1.2
+/// deg off, 1 of 146 over. The floor, 0.6 deg at 28 px and falling with the square of the pixels,
 /// halved the headings beyond 3 sigma (8 to 4 over the four sets) and left 67-75 % of
 /// them within 1 sigma (60-74 % before); it is the larger term only under about 40 px per
 /// side (0.3 deg there).
