@@ -88,13 +88,13 @@ pub enum ReportSource {
 /// Below this detection confidence a judge is told to check the ship by eye: the fit
 /// rests on little of the outline, or the token's front and disc were hidden (a good
 /// outline with no facing evidence at all scores 0.5, one whose facing barely won about
-/// 0.6; a heading with a second minimum halves it). On the 208 bases found in the rendered
-/// sets (scripts/detect-report.sh, measured again after the final base fit left token
-/// edges under a miniature out and one-sided axes were doubted) it flags 90, among them all
-/// 13 that are wrong (facing, or centre off by more than 3 sigma and 2 mm) and 21 of the 23
-/// facing right but more than 1.5 deg off in heading (the two not flagged: 1.8 and 1.9
-/// deg); at 0.6 it flags 86 and 12 of the 13 (a facing wrong at 0.63). Confidence warns;
-/// it need not catch every error.
+/// 0.6; a heading with a second minimum halves it). On the 357 bases found in the four
+/// rendered sets (scripts/detect-report.sh, the third rendered after these rules were
+/// made) it flags 156, among them all 29 that are wrong (size, facing, or centre off by
+/// more than 3 sigma and 2 mm) and 35 of the 39 facing right but more than 1.5 deg off in
+/// heading (the four not flagged: 1.8-2.8 deg, two of them small bases 22-24 px wide
+/// whose heading sigma says about 1 deg); at 0.6 it flags 151 and 28 of the 29.
+/// Confidence warns; it need not catch every error.
 pub const UNSURE_CONFIDENCE: f64 = 0.65;
 
 /// Detection's own uncertainty about the rolling ship, in words a judge can act on.
