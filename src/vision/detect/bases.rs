@@ -383,7 +383,8 @@ impl Search<'_> {
     }
 
     /// What is read only for the base a blob keeps (not for a first search a second one
-    /// replaces): which way it faces, and how far its fit settles when started again.
+    /// replaces): which way it faces, and how far its fit settles when started again or
+    /// fitted with the miniature's edges taken in.
     fn finish(&self, mut b: FoundBase) -> FoundBase {
         let Views { frame, grey, .. } = *self.views;
         b.heading_spread_deg = heading_spread(grey, self.camera, self.polish, &b.fit)
