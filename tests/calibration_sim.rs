@@ -16,6 +16,27 @@ fn read(dir: &std::path::Path, file: &str) -> opencv::core::Mat {
     cv::decode(&std::fs::read(dir.join(file)).unwrap()).unwrap()
 }
 
+/// Seed's rendered 1080p table photo (no ChArUco views) with its truth.
+fn table_photo(
+    seed: u64,
+) -> (
+    tempfile::TempDir,
+    hashmark::vision::sim::Truth,
+    opencv::core::Mat,
+) {
+    let dir = tempfile::tempdir().unwrap();
+    let opts = SimOptions {
+        seed,
+        resolution: Resolution::Hd1080,
+        frames: None,
+        charuco_views: 0,
+        supersample: 3,
+    };
+    let truth = simulate(&opts, dir.path()).unwrap();
+    let frame = read(dir.path(), &truth.frames[0].file);
+    (dir, truth, frame)
+}
+
 #[test]
 fn rendered_views_calibrate_camera_and_table() {
     for seed in [3u64, 11] {
@@ -194,16 +215,7 @@ fn a_missing_marker_is_refused_by_id() {
 fn a_steep_far_marker_with_corners_off_is_still_refined() {
     use hashmark::vision::aruco::{self, Dict};
     use hashmark::vision::edges::{Grey, refine_quad};
-    let dir = tempfile::tempdir().unwrap();
-    let opts = SimOptions {
-        seed: 11,
-        resolution: Resolution::Hd1080,
-        frames: None,
-        charuco_views: 0,
-        supersample: 3,
-    };
-    let truth = simulate(&opts, dir.path()).unwrap();
-    let frame = read(dir.path(), &truth.frames[0].file);
+    let (_dir, truth, frame) = table_photo(11);
     let grey = Grey::from_mat(&frame).unwrap();
     let dict = Dict::parse(&Layout::builtin().mat_markers.dictionary).unwrap();
     let found = aruco::detect(&frame, dict).unwrap();
@@ -233,16 +245,7 @@ fn a_steep_far_marker_with_corners_off_is_still_refined() {
 #[test]
 fn a_small_oblique_marker_is_read_at_finer_cells() {
     use hashmark::calibration::CameraFile;
-    let dir = tempfile::tempdir().unwrap();
-    let opts = SimOptions {
-        seed: 117,
-        resolution: Resolution::Hd1080,
-        frames: None,
-        charuco_views: 0,
-        supersample: 3,
-    };
-    let truth = simulate(&opts, dir.path()).unwrap();
-    let frame = read(dir.path(), &truth.frames[0].file);
+    let (_dir, truth, frame) = table_photo(117);
     let c = &truth.camera;
     let intrinsics = CameraFile {
         format: "hashmark-camera/1".into(),
