@@ -578,9 +578,7 @@ fn heading_spread(grey: &Grey, camera: &Camera, shape: &BaseShape, fit: &BaseFit
             ..fit.guess()
         };
         if let Some(f) = fit_twice(grey, camera, shape, guess, fit.centre) {
-            // Modulo the square's quarter turn.
-            let d = (f.angle - fit.angle).to_degrees().rem_euclid(90.0);
-            spread = spread.max(d.min(90.0 - d));
+            spread = spread.max(quarter_turn_deg(f.angle, fit.angle));
         }
     }
     spread
@@ -600,10 +598,14 @@ fn unmasked_turn(grey: &Grey, camera: &Camera, shape: &BaseShape, fit: &BaseFit)
         print_max_level: f64::INFINITY,
         ..*shape
     };
-    fit_twice(grey, camera, &unmasked, fit.guess(), fit.centre).map_or(0.0, |f| {
-        let d = (f.angle - fit.angle).to_degrees().rem_euclid(90.0);
-        d.min(90.0 - d)
-    })
+    fit_twice(grey, camera, &unmasked, fit.guess(), fit.centre)
+        .map_or(0.0, |f| quarter_turn_deg(f.angle, fit.angle))
+}
+
+/// How far apart (deg) two fits' angles (radians) are, modulo the square's quarter turn.
+fn quarter_turn_deg(a: f64, b: f64) -> f64 {
+    let d = (a - b).to_degrees().rem_euclid(90.0);
+    d.min(90.0 - d)
 }
 
 /// Whether a fit stayed within `max_mm` of its start with a plausible rim (else it slid
@@ -730,10 +732,10 @@ fn side_px(camera: &Camera, fit: &BaseFit, z: f64) -> f64 {
 /// 101-130, was rendered after the rules were made), bases with sigma < 3 mm, heading RMS
 /// by pixels per side: under 30 px 1.5 deg (median sigma then 0.7), 30-35 px 0.6, 35-60
 /// px 0.4, over 60 px 0.1; of the confident ones, 11 of 57 under 30 px were more than 1.2
-/// deg off, 1 of 146 over. The floor, 0.6 deg at 28 px and falling with the square of the pixels,
-/// halved the headings beyond 3 sigma (8 to 4 over the four sets) and left 67-75 % of
-/// them within 1 sigma (60-74 % before); it is the larger term only under about 40 px per
-/// side (0.3 deg there).
+/// deg off, 1 of 146 over. The floor, 0.6 deg at 28 px and falling with the square of the
+/// pixels, halved the headings beyond 3 sigma (8 to 4 over the four sets) and left 67-75 %
+/// of them within 1 sigma (60-74 % before); it is the larger term only under about 40 px
+/// per side (0.3 deg there).
 fn resolution_sigma_deg(side_px: f64) -> f64 {
     if side_px <= 0.0 {
         return WEAK_SIGMA_DEG;
