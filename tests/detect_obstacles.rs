@@ -210,3 +210,13 @@ fn finds_faint_tokens_on_a_dim_nebula() {
     let worst = check_scene(51, Resolution::Hd1080, 1, 1.0);
     eprintln!("worst outline error {worst:.2} mm");
 }
+
+// Seed 129 at 1080p: a green gas cloud and a tan rock on a purple nebula, 30-44 px across
+// and soft-edged, cross the threshold inside their outlines; without the background the
+// chamfer then ranked outlines of their regions' size first, and both were missed. The
+// outlines larger than the region are now judged too.
+#[test]
+fn finds_soft_edged_tokens_by_outlines_larger_than_their_regions() {
+    let worst = check_scene(129, Resolution::Hd1080, 1, 1.0);
+    eprintln!("worst outline error {worst:.2} mm");
+}

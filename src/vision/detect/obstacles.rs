@@ -45,6 +45,16 @@ const GROW_FRACTION: f64 = 0.75;
 /// Edge support enough for a standard outline seen whole and fitted closely (0.7 let a
 /// false one through on the rendered sets).
 const RELAXED_SUPPORT: f64 = 0.75;
+/// How many turns the chamfer polishes, and how many of the best of those the edge fit
+/// judges.
+const POLISHED_CANDIDATES: usize = 6;
+const FIRST_CANDIDATES: usize = 3;
+/// When candidates larger than the region are judged too: the first ones' best support
+/// at least this; outlines this much larger than the region (a soft-edged token's region
+/// was 0.63 to 0.83 of its outline's area on the rendered sets), fitted this closely (mm).
+const FALLBACK_SUPPORT: f64 = 0.4;
+const ERODED_AREA: f64 = 1.1;
+const ERODED_RMS: f64 = 0.3;
 /// Mean difference (grey levels) below which a region is faint enough to be grown.
 const FAINT_CONTRAST: f64 = 50.0;
 
@@ -167,21 +177,18 @@ pub fn find_obstacles(
                 }
             })
             .collect();
-        let refs: Vec<&Shape> = plausible.iter().map(|&i| &shapes[i]).collect();
-        let mut cands: Vec<(usize, coarse::Pose, f64)> = coarse::search(&ch, &refs, centre, 6)
-            .into_iter()
-            .map(|(k, p, s)| (plausible[k], p, s))
-            .collect();
-        cands.sort_by(|a, b| a.2.total_cmp(&b.2));
-        let mut best: Option<(usize, Fit)> = None;
-        for (i, pose, _) in cands.iter().take(3) {
-            if let Some(fit) = refine::refine(&colour, &projector, &shapes[*i], *pose, &usable) {
-                let better = best.as_ref().is_none_or(|(_, b)| merit(&fit) > merit(b));
-                if better {
-                    best = Some((*i, fit));
-                }
-            }
-        }
+        // The chamfer's best poses of the plausible outlines among `pick`, best first.
+        let ranked = |pick: &dyn Fn(usize) -> bool, keep: usize| {
+            let idx: Vec<usize> = plausible.iter().copied().filter(|&i| pick(i)).collect();
+            let refs: Vec<&Shape> = idx.iter().map(|&i| &shapes[i]).collect();
+            let mut cands: Vec<(usize, coarse::Pose, f64)> =
+                coarse::search(&ch, &refs, centre, keep)
+                    .into_iter()
+                    .map(|(k, p, s)| (idx[k], p, s))
+                    .collect();
+            cands.sort_by(|a, b| a.2.total_cmp(&b.2));
+            cands
+        };
         // A standard outline is accepted when edges follow nearly all of it. Without a
         // background a region cut by a ship (or split from the art it touched) could be
         // the mat's art around it: more of the outline must be seen.
@@ -190,19 +197,50 @@ pub fn find_obstacles(
         } else {
             0.5
         };
-        let Some((i, fit)) = best else {
-            return Ok(None);
-        };
         // Edges along nearly all of it, or, for a token seen whole, along most of it and
         // close: one on a bright nebula loses some of its outline's contrast, not its shape.
-        let followed = fit.support >= 0.85
-            || (fit.support >= RELAXED_SUPPORT
-                && fit.rms <= 0.3
-                && cut <= 0.05
-                && fit.visible >= 0.95);
-        if !followed || fit.rms > 0.45 || fit.visible < min_visible {
+        let accepted = |fit: &Fit| -> bool {
+            let followed = fit.support >= 0.85
+                || (fit.support >= RELAXED_SUPPORT
+                    && fit.rms <= 0.3
+                    && cut <= 0.05
+                    && fit.visible >= 0.95);
+            followed && fit.rms <= 0.45 && fit.visible >= min_visible
+        };
+        let best_of = |picks: &mut dyn Iterator<Item = &(usize, coarse::Pose, f64)>| {
+            let mut best: Option<(usize, Fit)> = None;
+            for (i, pose, _) in picks {
+                if let Some(fit) = refine::refine(&colour, &projector, &shapes[*i], *pose, &usable)
+                    && best.as_ref().is_none_or(|(_, b)| merit(&fit) > merit(b))
+                {
+                    best = Some((*i, fit));
+                }
+            }
+            best
+        };
+        let first = best_of(
+            &mut ranked(&|_| true, POLISHED_CANDIDATES)
+                .iter()
+                .take(FIRST_CANDIDATES),
+        );
+        let chosen = match first {
+            Some((i, fit)) if accepted(&fit) => Some((i, fit)),
+            // A token with a soft edge (blurred, or on a bright nebula) crosses the
+            // threshold inside its outline, and the chamfer then ranks outlines of the
+            // region's own size above its own: when the first few found some of their
+            // outlines, the chamfer's best among the outlines larger than the region are
+            // judged too, and must fit closely (a pale miniature's blob once passed for a
+            // smaller asteroid).
+            Some((_, fit)) if fit.support >= FALLBACK_SUPPORT => {
+                let larger = ranked(&|i| shapes[i].area > ERODED_AREA * area, FIRST_CANDIDATES);
+                best_of(&mut larger.iter().take(FIRST_CANDIDATES))
+                    .filter(|(_, f)| accepted(f) && f.rms <= ERODED_RMS)
+            }
+            _ => None,
+        };
+        let Some((i, fit)) = chosen else {
             return Ok(None);
-        }
+        };
         let s = &shapes[i];
         let (x, y, rot) = s.model_pose(&fit.pose);
         let mut o = ObstacleSpec::placed("", &s.xws, x, y, rot);

@@ -80,8 +80,30 @@ pub struct Fit {
 
 const STEP: f64 = 0.25;
 
+/// Least support after each step for a fit to go on (0 while it may still be far).
+const EARLY_EXIT: [f64; 5] = [0.0, 0.0, 0.0, 0.3, 0.45];
+
+/// How much nearer edges are preferred at each step of a profile within `reach` of the
+/// prediction (a Gaussian of half the reach), made once per fit step, not per profile.
+fn prior(reach: f64) -> Vec<f64> {
+    let n = (reach / STEP).round() as i64;
+    let sigma = reach / 2.0;
+    (-n..=n)
+        .map(|k| {
+            let t = k as f64 * STEP;
+            (-(t * t) / (2.0 * sigma * sigma)).exp()
+        })
+        .collect()
+}
+
 /// One edge across the outline: its offset along the outward normal (mm) and strength.
-fn edge_across(img: &Colour, a: [f64; 2], d: [f64; 2], reach: f64) -> Option<(f64, f64)> {
+fn edge_across(
+    img: &Colour,
+    a: [f64; 2],
+    d: [f64; 2],
+    reach: f64,
+    prior: &[f64],
+) -> Option<(f64, f64)> {
     let n = (reach / STEP).round() as i64;
     // Profile padded by 1 mm on each side for the derivative.
     let pad = (1.0 / STEP) as i64;
@@ -93,7 +115,6 @@ fn edge_across(img: &Colour, a: [f64; 2], d: [f64; 2], reach: f64) -> Option<(f6
     // Derivative over a baseline of about one camera pixel (at least 0.5 mm).
     let px_mm = 1.0 / d[0].hypot(d[1]).max(1e-6);
     let h = ((0.5 * px_mm / STEP).round() as i64).clamp(2, pad);
-    let sigma = reach / 2.0;
     let mut best: Option<(i64, f64, f64)> = None;
     let mut grads: Vec<f64> = Vec::with_capacity((2 * n + 1) as usize);
     for k in -n..=n {
@@ -101,8 +122,7 @@ fn edge_across(img: &Colour, a: [f64; 2], d: [f64; 2], reach: f64) -> Option<(f6
         let (p, q) = (prof[i + h as usize], prof[i - h as usize]);
         let g = ((p[0] - q[0]).powi(2) + (p[1] - q[1]).powi(2) + (p[2] - q[2]).powi(2)).sqrt();
         grads.push(g);
-        let t = k as f64 * STEP;
-        let s = g * (-(t * t) / (2.0 * sigma * sigma)).exp();
+        let s = g * prior[(k + n) as usize];
         if best.is_none_or(|b| s > b.1) {
             best = Some((k, s, g));
         }
@@ -155,6 +175,7 @@ pub fn refine(
     let mut last: Option<Fit> = None;
     for (it, &reach) in reaches.iter().enumerate() {
         let (s, c) = pose.theta.sin_cos();
+        let weights = prior(reach);
         let mut rows: Vec<([f64; 4], f64, bool)> = Vec::with_capacity(shape.samples.len());
         let mut judged = 0usize;
         for q in &shape.samples {
@@ -174,7 +195,7 @@ pub fn refine(
             let d = [b[0] - a[0], b[1] - a[1]];
             // Search about the current estimate of the seen edge (outline + offset).
             let a = [a[0] + offset * d[0], a[1] + offset * d[1]];
-            if let Some((t, g)) = edge_across(img, a, d, reach) {
+            if let Some((t, g)) = edge_across(img, a, d, reach, &weights) {
                 let jrot = n[0] * -rq[1] + n[1] * rq[0];
                 rows.push(([n[0], n[1], jrot, 1.0], t, g > 0.0));
             }
@@ -225,6 +246,13 @@ pub fn refine(
         });
         let moved = delta[0].hypot(delta[1]) + delta[2].abs() * 30.0;
         if it >= 4 && moved < 0.01 {
+            break;
+        }
+        // A fit that has found little of its outline by now will not be accepted: over
+        // the four rendered sets no fit that ended with support 0.75 or more had less
+        // than 0.42 after four steps or 0.57 after five.
+        let support = inl as f64 / judged as f64;
+        if EARLY_EXIT.get(it).is_some_and(|&least| support < least) {
             break;
         }
     }
