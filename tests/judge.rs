@@ -776,3 +776,72 @@ fn a_judge_is_told_when_detection_is_unsure_of_the_rolling_ship() {
         "{stdout}"
     );
 }
+
+#[test]
+fn a_judge_is_told_of_measured_outlines_detection_could_not_name_near_the_roll() {
+    use hashmark::scene::{ObstacleSpec, Quality};
+    let request = RollRequest::new("s1", &[Side::Right], &RollOptions::default());
+    // A square outline 40 mm across, centred at (x, y), with the given confidence.
+    let outline = |id: &str, x: f64, y: f64, confidence: Option<f64>| ObstacleSpec {
+        id: id.into(),
+        model: None,
+        x: None,
+        y: None,
+        rotation_deg: None,
+        polygon: Some(vec![
+            [x - 20.0, y - 20.0],
+            [x + 20.0, y - 20.0],
+            [x + 20.0, y + 20.0],
+            [x - 20.0, y + 20.0],
+        ]),
+        quality: Quality {
+            sigma_mm: confidence.map(|_| 2.0),
+            sigma_deg: None,
+            confidence,
+            occluded: false,
+        },
+    };
+    let (mut scene, _) = demo();
+    // s1 stands at (300, 300): one unnamed outline beside it, one as far off as the table
+    // allows, one typed by hand beside it (no confidence: taken as given).
+    scene.obstacles.push(outline("o7", 300.0, 380.0, Some(0.3)));
+    scene.obstacles.push(outline("o8", 850.0, 850.0, Some(0.3)));
+    scene.obstacles.push(outline("o9", 220.0, 380.0, None));
+    let table = Table::from_scene(&scene, Models::builtin()).expect("table");
+    let source = ReportSource::Scene { path: "x".into() };
+    let report = JudgeReport::new(&scene, &table, &request, source, None).expect("report");
+    let ids: Vec<&str> = report.unidentified.iter().map(|n| n.id.as_str()).collect();
+    assert_eq!(ids, ["o7"]);
+    assert!(report.unidentified[0].text.contains("by eye"));
+    let json: Value = serde_json::from_str(&report.to_json_pretty()).expect("json");
+    assert_eq!(json["unidentified"][0]["id"], "o7");
+    // Without one, the report has no such field.
+    let (plain, plain_table) = demo();
+    let source = ReportSource::Scene { path: "x".into() };
+    let plain = JudgeReport::new(&plain, &plain_table, &request, source, None).expect("report");
+    assert!(!plain.to_json_pretty().contains("\"unidentified\""));
+    // The command prints it under the verdict.
+    let tmp = tempfile::tempdir().expect("tmp");
+    let scene_path = tmp.path().join("scene.json");
+    std::fs::write(&scene_path, serde_json::to_string(&scene).expect("json")).expect("write");
+    let out_dir = tmp.path().join("report");
+    let out = hashmark(&[
+        "judge",
+        "--scene",
+        &scene_path.to_string_lossy(),
+        "--ship",
+        "s1",
+        "--out",
+        &out_dir.to_string_lossy(),
+    ]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("o7 is a measured outline") && !stdout.contains("o8 is"),
+        "{stdout}"
+    );
+}

@@ -272,3 +272,46 @@ fn ships_detection_doubts_are_drawn_amber_with_a_question_mark() {
     assert_eq!(h.app.drawn().unsure, 1, "only s3 is doubted");
     assert!(h.stroked_in(CLOSE) > amber_before, "its outline is amber");
 }
+
+#[test]
+fn outlines_detection_could_not_name_are_drawn_amber_with_a_question_mark() {
+    use hashmark::overlay::paint::CLOSE;
+    // The demo scene with two measured outlines added: one detection could not name (low
+    // confidence), one typed by hand (no confidence).
+    let text = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("demo/scene.json"),
+    )
+    .expect("demo scene");
+    let mut scene: serde_json::Value = serde_json::from_str(&text).expect("json");
+    let square = |x: f64, y: f64| {
+        serde_json::json!([
+            [x - 20.0, y - 20.0],
+            [x + 20.0, y - 20.0],
+            [x + 20.0, y + 20.0],
+            [x - 20.0, y + 20.0]
+        ])
+    };
+    let obstacles = scene["obstacles"].as_array_mut().expect("obstacles");
+    obstacles.push(serde_json::json!({"id": "o7", "polygon": square(300.0, 380.0), "sigma_mm": 2.0, "confidence": 0.3}));
+    obstacles.push(serde_json::json!({"id": "o8", "polygon": square(220.0, 380.0)}));
+    let dir = tempfile::tempdir().expect("tmp");
+    let path = dir.path().join("scene.json");
+    std::fs::write(&path, scene.to_string()).expect("write");
+    let mut h = Harness::demo();
+    let amber_before = h.stroked_in(CLOSE);
+    assert_eq!(h.app.drawn().unnamed, 0);
+    h.app = OverlayApp::from_source(
+        &Source::Scene(path),
+        None,
+        Sides::Both,
+        RollTemplate::Straight1,
+        false,
+    )
+    .expect("app");
+    h.frame(vec![]);
+    h.frame(vec![]);
+    assert_eq!(h.app.drawn().obstacles, 8);
+    assert_eq!(h.app.drawn().unnamed, 1, "only o7 is unnamed");
+    assert_eq!(h.app.drawn().unsure, 0);
+    assert!(h.stroked_in(CLOSE) > amber_before, "its outline is amber");
+}

@@ -137,6 +137,8 @@ fn run_detect(a: &BenchDetectArgs) -> anyhow::Result<()> {
         all.obstacles.extend(s.obstacles);
         all.missed_obstacles.extend(s.missed_obstacles);
         all.false_obstacles += s.false_obstacles;
+        all.missed_ships_outlined.extend(s.missed_ships_outlined);
+        all.outlines_on_missed_ships += s.outlines_on_missed_ships;
     }
     let n = all.ships.len() + all.missed_ships.len();
     print_row(
@@ -154,6 +156,13 @@ fn run_detect(a: &BenchDetectArgs) -> anyhow::Result<()> {
         "within 1 sigma: centre {:.0} %, heading {:.0} % (about 68 % means the sigmas are honest)",
         within(&|m| m.sigma_mm.is_some_and(|s| m.centre_error_mm <= s)),
         within(&|m| m.sigma_deg.is_some_and(|s| m.heading_error_deg.abs() <= s)),
+    );
+    println!(
+        "missed ships: {}, of them {} under a measured outline (judge mode asks to check it by eye); extra obstacles: {}, of them {} such outlines",
+        all.missed_ships.len(),
+        all.missed_ships_outlined.len(),
+        all.false_obstacles,
+        all.outlines_on_missed_ships,
     );
     // What a judge can lean on: bases found with a small sigma, apart from those the
     // detector itself flags as uncertain; and those judge mode does not ask to check.
@@ -231,7 +240,11 @@ fn print_ships(s: &SceneScore) {
         );
     }
     for id in &s.missed_ships {
-        println!("  {id:<5} missed");
+        if s.missed_ships_outlined.contains(id) {
+            println!("  {id:<5} missed (a measured outline covers it)");
+        } else {
+            println!("  {id:<5} missed");
+        }
     }
 }
 

@@ -133,11 +133,21 @@ pub fn text_report(scene: &crate::scene::Scene) -> String {
         .filter(|s| crate::judge::DetectionNote::is_unsure(s))
         .count();
     let mut out = String::new();
+    let unnamed = scene
+        .obstacles
+        .iter()
+        .filter(|o| crate::judge::OutlineNote::is_unidentified(o))
+        .count();
     let _ = writeln!(
         out,
-        "{} ships ({unsure} to check by eye), {} obstacles",
+        "{} ships ({unsure} to check by eye), {} obstacles{}",
         scene.ships.len(),
-        scene.obstacles.len()
+        scene.obstacles.len(),
+        if unnamed > 0 {
+            format!(" ({unnamed} to check by eye)")
+        } else {
+            String::new()
+        }
     );
     let opt =
         |v: Option<f64>, digits: usize| v.map_or("-".to_string(), |v| format!("{v:.digits$}"));
@@ -193,8 +203,14 @@ pub fn text_report(scene: &crate::scene::Scene) -> String {
                 let n = o.polygon.as_ref().map_or(0, Vec::len);
                 let _ = writeln!(
                     out,
-                    "{:<8} {:<14} measured outline, {n} points (no standard model fits)",
-                    o.id, "-"
+                    "{:<8} {:<14} measured outline, {n} points (no standard model fits){}",
+                    o.id,
+                    "-",
+                    if crate::judge::OutlineNote::is_unidentified(o) {
+                        ": not on the empty table, often a ship whose base is hidden: check by eye"
+                    } else {
+                        ""
+                    }
                 );
             }
         }

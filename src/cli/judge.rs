@@ -60,6 +60,9 @@ pub fn run(args: &JudgeArgs) -> anyhow::Result<()> {
     if let Some(note) = &report.detection {
         println!("{}", note.text);
     }
+    for note in &report.unidentified {
+        println!("{}", note.text);
+    }
     for p in written {
         eprintln!("wrote {}", p.display());
     }

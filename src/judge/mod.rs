@@ -9,11 +9,13 @@
 
 mod calibration;
 mod clearances;
+mod outline;
 mod picture;
 mod write;
 
 pub use calibration::{CalibrationSummary, CameraSummary, TableSummary};
 pub use clearances::{Clearance, ClearanceRole, clearances};
+pub use outline::{OutlineNote, outlines_near};
 pub use picture::{PX_PER_MM, Picture, VIEW_MM, render_png};
 pub use write::{PNG_FILE, REPORT_FILE, SVG_FILE, default_dir_name, write_report};
 
@@ -167,6 +169,9 @@ pub struct JudgeReport {
     /// What detection says of the rolling ship itself (absent for a scene typed by hand).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub detection: Option<DetectionNote>,
+    /// Measured outlines near the roll that detection could not name: check them by eye.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unidentified: Vec<OutlineNote>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub calibration: Option<CalibrationSummary>,
     /// The table picture's files, scale and placement.
@@ -207,6 +212,7 @@ impl JudgeReport {
         source: ReportSource,
         calibration: Option<CalibrationSummary>,
     ) -> JudgeReport {
+        let picture = Picture::around(&verdict);
         JudgeReport {
             format: JUDGE_FORMAT.to_string(),
             hashmark_version: env!("CARGO_PKG_VERSION").to_string(),
@@ -224,8 +230,9 @@ impl JudgeReport {
                 .iter()
                 .find(|s| s.id == request.ship)
                 .and_then(DetectionNote::of),
+            unidentified: outlines_near(scene, &picture),
             calibration,
-            picture: Picture::around(&verdict),
+            picture,
             verdict,
             scene: scene.clone(),
         }

@@ -667,12 +667,18 @@ fn live_bar(ui: &mut Ui, live: &mut LiveView, can_calibrate: bool) -> bool {
     .inner
 }
 
-/// The ships of `scene` detection doubts (see [`crate::judge::UNSURE_CONFIDENCE`]).
+/// The ships of `scene` detection doubts (see [`crate::judge::UNSURE_CONFIDENCE`]) and
+/// the outlines it could not name (see [`crate::judge::OutlineNote`]).
 fn unsure_ids(scene: &crate::scene::Scene) -> Vec<String> {
-    scene
+    let ships = scene
         .ships
         .iter()
         .filter(|s| crate::judge::DetectionNote::is_unsure(s))
-        .map(|s| s.id.clone())
-        .collect()
+        .map(|s| s.id.clone());
+    let outlines = scene
+        .obstacles
+        .iter()
+        .filter(|o| crate::judge::OutlineNote::is_unidentified(o))
+        .map(|o| o.id.clone());
+    ships.chain(outlines).collect()
 }

@@ -143,6 +143,11 @@ impl JudgeMode {
         {
             ui.label(RichText::new(&note.text).color(if note.unsure { CLOSE } else { LEGAL }));
         }
+        if let Ok(v) = &self.verdict {
+            for note in judge::outlines_near(&self.frozen.scene, &judge::Picture::around(v)) {
+                ui.label(RichText::new(&note.text).color(CLOSE));
+            }
+        }
         match &self.verdict {
             Ok(v) => verdict_ui(ui, v),
             Err(e) => {

@@ -65,6 +65,8 @@ pub struct Drawn {
     /// Ships drawn as ones detection is unsure of (amber, "?").
     pub unsure: usize,
     pub obstacles: usize,
+    /// Obstacles drawn as measured outlines detection could not name (amber, "?").
+    pub unnamed: usize,
 }
 
 fn to_screen(t: &Transform, ring: impl IntoIterator<Item = [f64; 2]>) -> Vec<Pos2> {
@@ -125,7 +127,8 @@ fn base_side(shape: &crate::geometry::Shape) -> f64 {
 /// Draws the table and, with a verdict, the selected ship's roll. `view` is the area the
 /// drawing owns (everything is clipped to it). Ships whose ids are in `unsure` are ones
 /// detection doubts (outline or facing hidden): drawn amber with a "?", so nobody takes
-/// their landings for a measurement.
+/// their landings for a measurement; obstacles whose ids are there are outlines detection
+/// could not name (often a ship whose base is hidden), drawn the same way.
 pub fn paint_table(
     painter: &Painter,
     view: Rect,
@@ -159,22 +162,38 @@ pub fn paint_table(
     let small = FontId::proportional(11.0);
     for o in &table.obstacles {
         let ring = points(o.shape.outline());
+        let unnamed = unsure.contains(&o.id);
         painter.add(fill(t, &ring, OBSTACLE_FILL));
         painter.add(Shape::closed_line(
             to_screen(t, ring.iter().copied()),
-            Stroke::new(1.0, OBSTACLE_EDGE),
+            if unnamed {
+                Stroke::new(1.5, CLOSE)
+            } else {
+                Stroke::new(1.0, OBSTACLE_EDGE)
+            },
         ));
         let n = ring.len().max(1) as f64;
         let c = ring
             .iter()
             .fold([0.0, 0.0], |a, p| [a[0] + p[0] / n, a[1] + p[1] / n]);
-        painter.text(
-            t.point(c),
-            Align2::CENTER_CENTER,
-            &o.id,
-            small.clone(),
-            OBSTACLE_TEXT,
-        );
+        if unnamed {
+            painter.text(
+                t.point(c),
+                Align2::CENTER_CENTER,
+                format!("{} ?", o.id),
+                small.clone(),
+                CLOSE,
+            );
+            drawn.unnamed += 1;
+        } else {
+            painter.text(
+                t.point(c),
+                Align2::CENTER_CENTER,
+                &o.id,
+                small.clone(),
+                OBSTACLE_TEXT,
+            );
+        }
         drawn.obstacles += 1;
     }
 

@@ -2,7 +2,7 @@
 //! how far off, and what was missed or invented. Used by `hashmark bench detect` and the
 //! tests, so both report the same numbers.
 
-use crate::geometry::polygon::ring_distance;
+use crate::geometry::polygon::{ring_contains, ring_distance};
 use crate::models::{BaseSize, Models};
 use crate::scene::Scene;
 use serde::Serialize;
@@ -38,13 +38,22 @@ pub struct SceneScore {
     pub false_ships: usize,
     pub obstacles: Vec<ObstacleMatch>,
     pub missed_obstacles: Vec<String>,
+    /// Detected obstacles no true one matches (measured outlines among them).
     pub false_obstacles: usize,
+    /// Missed ships a measured outline (no standard model) covers: with an empty-table
+    /// frame, what differs from it around a base detection could not see (judge mode asks
+    /// to check such an outline by eye).
+    pub missed_ships_outlined: Vec<String>,
+    /// Of `false_obstacles`, the measured outlines that cover a missed ship.
+    pub outlines_on_missed_ships: usize,
 }
 
 /// A detected ship counts as a true one within this distance of its centre (mm).
 const SHIP_GATE_MM: f64 = 15.0;
 /// A detected obstacle counts as a true one within this outline distance (mm).
 const OBSTACLE_GATE_MM: f64 = 20.0;
+/// A measured outline covers a missed ship whose centre lies inside it or this near (mm).
+const OUTLINE_GATE_MM: f64 = 10.0;
 
 pub fn score(truth: &Scene, found: &Scene, models: &Models) -> SceneScore {
     let mut out = SceneScore::default();
@@ -109,6 +118,34 @@ pub fn score(truth: &Scene, found: &Scene, models: &Models) -> SceneScore {
         }
     }
     out.false_obstacles = used.iter().filter(|u| !**u).count();
+    let outlines: Vec<&Vec<[f64; 2]>> = found
+        .obstacles
+        .iter()
+        .zip(&found_rings)
+        .zip(&used)
+        .filter(|((o, _), u)| o.model.is_none() && !**u)
+        .filter_map(|((_, r), _)| r.as_ref())
+        .collect();
+    let covers = |ring: &[[f64; 2]], p: [f64; 2]| {
+        ring_contains(ring, p) || ring_distance(p, ring) <= OUTLINE_GATE_MM
+    };
+    let missed: Vec<[f64; 2]> = truth
+        .ships
+        .iter()
+        .filter(|t| out.missed_ships.contains(&t.id))
+        .map(|t| [t.x, t.y])
+        .collect();
+    out.missed_ships_outlined = truth
+        .ships
+        .iter()
+        .filter(|t| out.missed_ships.contains(&t.id))
+        .filter(|t| outlines.iter().any(|r| covers(r, [t.x, t.y])))
+        .map(|t| t.id.clone())
+        .collect();
+    out.outlines_on_missed_ships = outlines
+        .iter()
+        .filter(|r| missed.iter().any(|p| covers(r, *p)))
+        .count();
     out
 }
 
@@ -133,6 +170,35 @@ pub fn hausdorff(a: &[[f64; 2]], b: &[[f64; 2]]) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_measured_outline_over_a_missed_ship_is_counted_as_such() {
+        let models = Models::builtin();
+        let scene = |ships: &str, obstacles: &str| {
+            let text = format!(
+                r#"{{"format": "hashmark-scene/1", "play_area": {{"width_mm": 914.4, "height_mm": 914.4}},
+                "ships": [{ships}], "obstacles": [{obstacles}]}}"#
+            );
+            Scene::from_json(&text, models).unwrap()
+        };
+        let truth = scene(
+            r#"{"id": "s1", "size": "small", "x": 100, "y": 100, "heading_deg": 0},
+               {"id": "s2", "size": "small", "x": 500, "y": 500, "heading_deg": 0}"#,
+            "",
+        );
+        // s1 lies under a measured outline, s2 12 mm beyond one's edge; a third outline
+        // covers no ship.
+        let found = scene(
+            "",
+            r#"{"id": "o1", "polygon": [[80, 80], [120, 80], [120, 120], [80, 120]], "confidence": 0.3},
+               {"id": "o2", "polygon": [[400, 400], [488, 400], [488, 488], [400, 488]], "confidence": 0.3},
+               {"id": "o3", "polygon": [[700, 700], [740, 700], [740, 740], [700, 740]], "confidence": 0.3}"#,
+        );
+        let s = score(&truth, &found, models);
+        assert_eq!(s.missed_ships, ["s1", "s2"]);
+        assert_eq!(s.missed_ships_outlined, ["s1"]);
+        assert_eq!((s.false_obstacles, s.outlines_on_missed_ships), (3, 1));
+    }
 
     #[test]
     fn hausdorff_of_shifted_square() {

@@ -1,0 +1,68 @@
+//! Measured outlines near the roll that detection could not name. With an empty-table
+//! frame, whatever differs from it and is neither a found ship nor a standard obstacle is
+//! reported as its measured polygon, and the rules treat it as an obstacle (a landing on it
+//! is blocked, which is also right when it is a ship). What it is, detection cannot say: on
+//! the four rendered sets (scripts/detect-report.sh, with the frame) 14 of the 16 such
+//! outlines lay over a ship whose base was hidden under its miniature, one was a standard
+//! debris field fitted too loosely to be named, one a change of light. So the judge is
+//! told to look.
+
+use super::{Picture, UNSURE_CONFIDENCE};
+use crate::scene::{ObstacleSpec, Scene};
+use serde::{Deserialize, Serialize};
+
+/// One such outline, in words a judge can act on.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OutlineNote {
+    pub id: String,
+    pub text: String,
+}
+
+impl OutlineNote {
+    /// Whether `o` is a detected outline no standard model fits (a polygon typed into a
+    /// scene by hand carries no confidence and is taken as given).
+    pub fn is_unidentified(o: &ObstacleSpec) -> bool {
+        o.model.is_none()
+            && o.polygon.is_some()
+            && o.quality.confidence.is_some_and(|c| c < UNSURE_CONFIDENCE)
+    }
+
+    pub fn of(o: &ObstacleSpec) -> Option<OutlineNote> {
+        Self::is_unidentified(o).then(|| OutlineNote {
+            id: o.id.clone(),
+            text: format!(
+                "{} is a measured outline no standard obstacle fits: something not on the \
+                 empty table (often a ship whose base detection could not see under its \
+                 miniature); it counts as an obstacle here: check it by eye",
+                o.id
+            ),
+        })
+    }
+}
+
+/// The notes for every unidentified outline that reaches into the picture's square (the
+/// landings and what is beside them).
+pub fn outlines_near(scene: &Scene, picture: &Picture) -> Vec<OutlineNote> {
+    let [left, top] = picture.top_left_mm;
+    let (right, bottom) = (left + picture.view_mm, top - picture.view_mm);
+    scene
+        .obstacles
+        .iter()
+        .filter(|o| {
+            o.polygon.as_ref().is_some_and(|ring| {
+                let xs = ring.iter().map(|p| p[0]);
+                let ys = ring.iter().map(|p| p[1]);
+                let (x0, x1) = (
+                    xs.clone().fold(f64::MAX, f64::min),
+                    xs.fold(f64::MIN, f64::max),
+                );
+                let (y0, y1) = (
+                    ys.clone().fold(f64::MAX, f64::min),
+                    ys.fold(f64::MIN, f64::max),
+                );
+                x1 >= left && x0 <= right && y1 >= bottom && y0 <= top
+            })
+        })
+        .filter_map(OutlineNote::of)
+        .collect()
+}
