@@ -49,6 +49,28 @@ fn assert_refused(out: &Output, needle: &str) {
     assert!(out.stdout.is_empty());
 }
 
+/// `hashmark judge` on `scene` (written to a file) for s1 with `extra` options: its stdout.
+fn judge_stdout(scene: &Scene, extra: &[&str]) -> String {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let scene_path = tmp.path().join("scene.json");
+    std::fs::write(&scene_path, serde_json::to_string(scene).expect("json")).expect("write");
+    let (scene_arg, out_arg) = (
+        scene_path.to_string_lossy().to_string(),
+        tmp.path().join("report").to_string_lossy().to_string(),
+    );
+    let mut args = vec![
+        "judge", "--scene", &scene_arg, "--ship", "s1", "--out", &out_arg,
+    ];
+    args.extend_from_slice(extra);
+    let out = hashmark(&args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).to_string()
+}
+
 /// Runs `judge` and `roll --json` with the same options; returns (report, roll verdict).
 fn judge_and_roll(dir: &Path, ship: &str, extra: &[&str]) -> (Value, Value) {
     let scene = demo_path();
@@ -746,31 +768,7 @@ fn a_judge_is_told_when_detection_is_unsure_of_the_rolling_ship() {
     let json: Value = serde_json::from_str(&unsure.to_json_pretty()).expect("json");
     assert_eq!(json["detection"]["unsure"], Value::Bool(true));
     // The command prints it under the verdict.
-    let tmp = tempfile::tempdir().expect("tmp");
-    let scene_path = tmp.path().join("scene.json");
-    std::fs::write(
-        &scene_path,
-        serde_json::to_string(&unsure.scene).expect("scene json"),
-    )
-    .expect("write scene");
-    let out_dir = tmp.path().join("report");
-    let out = hashmark(&[
-        "judge",
-        "--scene",
-        &scene_path.to_string_lossy(),
-        "--ship",
-        "s1",
-        "--direction",
-        "right",
-        "--out",
-        &out_dir.to_string_lossy(),
-    ]);
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let stdout = judge_stdout(&unsure.scene, &["--direction", "right"]);
     assert!(
         stdout.contains("s1 detected to ± 0.40 mm") && stdout.contains("by eye"),
         "{stdout}"
@@ -821,25 +819,7 @@ fn a_judge_is_told_of_measured_outlines_detection_could_not_name_near_the_roll()
     let plain = JudgeReport::new(&plain, &plain_table, &request, source, None).expect("report");
     assert!(!plain.to_json_pretty().contains("\"unidentified\""));
     // The command prints it under the verdict.
-    let tmp = tempfile::tempdir().expect("tmp");
-    let scene_path = tmp.path().join("scene.json");
-    std::fs::write(&scene_path, serde_json::to_string(&scene).expect("json")).expect("write");
-    let out_dir = tmp.path().join("report");
-    let out = hashmark(&[
-        "judge",
-        "--scene",
-        &scene_path.to_string_lossy(),
-        "--ship",
-        "s1",
-        "--out",
-        &out_dir.to_string_lossy(),
-    ]);
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let stdout = judge_stdout(&scene, &[]);
     assert!(
         stdout.contains("o7 is a measured outline") && !stdout.contains("o8 is"),
         "{stdout}"
