@@ -303,6 +303,23 @@ fn detect_command_refuses_bad_input_in_one_line() {
     write_calibration(&cal, &camera);
     let (code, out, err) = hashmark(&["detect", "--calibration", &s(&cal), "--image", &s(&img)]);
     assert_eq!(code, 0, "{err}");
+    let lines: Vec<&str> = out.trim().lines().collect();
+    assert_eq!(lines[0], "0 ships (0 to check by eye), 0 obstacles");
+    // Without an empty-table frame the table says what it cannot show; with one it does not.
+    assert!(
+        lines.len() == 2 && lines[1].starts_with("no --background"),
+        "{out}"
+    );
+    let (code, out, err) = hashmark(&[
+        "detect",
+        "--calibration",
+        &s(&cal),
+        "--image",
+        &s(&img),
+        "--background",
+        &s(&img),
+    ]);
+    assert_eq!(code, 0, "{err}");
     assert_eq!(out.trim(), "0 ships (0 to check by eye), 0 obstacles");
     let (code, out, err) = hashmark(&[
         "detect",
