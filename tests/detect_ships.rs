@@ -301,7 +301,13 @@ fn detect_command_refuses_bad_input_in_one_line() {
     // With a calibration: a black frame is an empty scene, not an error.
     let camera = hashmark::vision::sim::camera_for(5, Resolution::Hd1080, [914.4, 914.4]);
     write_calibration(&cal, &camera);
-    let (code, out, err) = hashmark(&["detect", "--calibration", &s(&cal), "--image", &s(&img)]);
+    let on_black = |extra: &[&str]| {
+        let (cal, img) = (s(&cal), s(&img));
+        let mut args = vec!["detect", "--calibration", &cal, "--image", &img];
+        args.extend_from_slice(extra);
+        hashmark(&args)
+    };
+    let (code, out, err) = on_black(&[]);
     assert_eq!(code, 0, "{err}");
     let lines: Vec<&str> = out.trim().lines().collect();
     assert_eq!(lines[0], "0 ships (0 to check by eye), 0 obstacles");
@@ -310,25 +316,10 @@ fn detect_command_refuses_bad_input_in_one_line() {
         lines.len() == 2 && lines[1].starts_with("no --background"),
         "{out}"
     );
-    let (code, out, err) = hashmark(&[
-        "detect",
-        "--calibration",
-        &s(&cal),
-        "--image",
-        &s(&img),
-        "--background",
-        &s(&img),
-    ]);
+    let (code, out, err) = on_black(&["--background", &s(&img)]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(out.trim(), "0 ships (0 to check by eye), 0 obstacles");
-    let (code, out, err) = hashmark(&[
-        "detect",
-        "--calibration",
-        &s(&cal),
-        "--image",
-        &s(&img),
-        "--json",
-    ]);
+    let (code, out, err) = on_black(&["--json"]);
     assert_eq!(code, 0, "{err}");
     let scene: serde_json::Value = serde_json::from_str(&out).expect("a scene");
     assert_eq!(scene["format"], "hashmark-scene/1");

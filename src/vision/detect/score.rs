@@ -129,22 +129,20 @@ pub fn score(truth: &Scene, found: &Scene, models: &Models) -> SceneScore {
     let covers = |ring: &[[f64; 2]], p: [f64; 2]| {
         ring_contains(ring, p) || ring_distance(p, ring) <= OUTLINE_GATE_MM
     };
-    let missed: Vec<[f64; 2]> = truth
+    let missed: Vec<(&str, [f64; 2])> = truth
         .ships
         .iter()
         .filter(|t| out.missed_ships.contains(&t.id))
-        .map(|t| [t.x, t.y])
+        .map(|t| (t.id.as_str(), [t.x, t.y]))
         .collect();
-    out.missed_ships_outlined = truth
-        .ships
+    out.missed_ships_outlined = missed
         .iter()
-        .filter(|t| out.missed_ships.contains(&t.id))
-        .filter(|t| outlines.iter().any(|r| covers(r, [t.x, t.y])))
-        .map(|t| t.id.clone())
+        .filter(|(_, p)| outlines.iter().any(|r| covers(r, *p)))
+        .map(|(id, _)| id.to_string())
         .collect();
     out.outlines_on_missed_ships = outlines
         .iter()
-        .filter(|r| missed.iter().any(|p| covers(r, *p)))
+        .filter(|r| missed.iter().any(|(_, p)| covers(r, *p)))
         .count();
     out
 }
