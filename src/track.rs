@@ -95,6 +95,18 @@ pub struct Tracker {
 }
 
 impl Tracker {
+    /// The options in force (a stream may change `drop_frames` as it goes, see
+    /// [`Tracker::options_mut`]).
+    pub fn options(&self) -> &TrackerOptions {
+        &self.options
+    }
+
+    /// For a stream whose frames come faster than its searches: a track unseen is dropped
+    /// after as many frames as a few searches take, not a fixed count.
+    pub fn options_mut(&mut self) -> &mut TrackerOptions {
+        &mut self.options
+    }
+
     pub fn new(options: TrackerOptions) -> Tracker {
         Tracker {
             options,

@@ -105,6 +105,7 @@ fn a_rendered_video_gives_scenes_with_ships_and_the_worker_stops_at_its_end() {
         calibration,
         background: None,
         full_every: 2,
+        search_beside: false,
         frames: Default::default(),
         options: WorkerOptions {
             // Every frame, as fast as detection goes: the check is on content, not pace.

@@ -6,6 +6,7 @@ use crate::Models;
 use crate::rules::{RollOptions, Side, Table, barrel_roll};
 use crate::vision::detect::bases::refit_bases;
 use crate::vision::detect::score::{SceneScore, score};
+use crate::vision::detect::stream::Stream;
 use crate::vision::detect::{Calibrated, Detector};
 use crate::vision::edges::Grey;
 use crate::vision::sim::Truth;
@@ -34,6 +35,10 @@ pub struct BenchDetectArgs {
     /// said of it (to find the worst cases behind a summary).
     #[arg(long)]
     ships: bool,
+    /// Frames per scene for the stream whose full search runs beside the re-fits (as a
+    /// live camera runs it); 0 skips it.
+    #[arg(long, default_value_t = 30)]
+    beside_frames: usize,
 }
 
 pub fn run(cmd: &BenchCommand) -> anyhow::Result<()> {
@@ -51,6 +56,7 @@ fn run_detect(a: &BenchDetectArgs) -> anyhow::Result<()> {
     let models = Models::builtin();
     let mut all = SceneScore::default();
     let (mut full_ms, mut refit_ms, mut roll_ms) = (Vec::new(), Vec::new(), Vec::new());
+    let mut beside: Vec<Beside> = Vec::new();
     println!(
         "{:<14} {:>9} {:>5} {:>5} {:>6} {:>7} {:>7} {:>7} {:>6} {:>6} {:>7} {:>8} {:>8} {:>7}",
         "scene",
@@ -101,18 +107,16 @@ fn run_detect(a: &BenchDetectArgs) -> anyhow::Result<()> {
         let refit = median(times);
         // Roll every ship both ways on the detected scene.
         let t = Instant::now();
-        if let Ok(table) = Table::from_scene(&found.scene, models) {
-            for s in &found.scene.ships {
-                let _ = barrel_roll(
-                    &table,
-                    models,
-                    &s.id,
-                    &[Side::Left, Side::Right],
-                    &RollOptions::default(),
-                );
-            }
-        }
+        roll_every_ship(&found.scene, models);
         roll_ms.push(t.elapsed().as_secs_f64() * 1000.0);
+        if a.beside_frames > 1 {
+            let cal = Calibrated::load(&dir.join("cal"), models)?;
+            let mut det = Detector::new(cal, models)?;
+            if a.background {
+                det.set_background(&read_image(&dir.join("sim/background.jpg"))?)?;
+            }
+            beside.push(stream_beside(det, &frame, a.beside_frames, models)?);
+        }
         full_ms.push(full);
         refit_ms.push(refit);
         let s = score(&truth.scene, &found.scene, models);
@@ -207,7 +211,72 @@ fn run_detect(a: &BenchDetectArgs) -> anyhow::Result<()> {
             1000.0 / per
         );
     }
+    if !beside.is_empty() {
+        let fps: Vec<f64> = beside.iter().map(|b| b.fps).collect();
+        let lo = fps.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = fps.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let every: Vec<f64> = beside
+            .iter()
+            .filter(|b| b.joined > 0)
+            .map(|b| b.seconds * 1000.0 / b.joined as f64)
+            .collect();
+        println!(
+            "stream, full search beside the re-fits ({} frames a scene, taken as fast as they come): {:.1} fps with rolls (median; scenes {lo:.1}-{hi:.1}); a full search joined every {:.0} ms (median)",
+            a.beside_frames,
+            median(fps),
+            median(every)
+        );
+    }
     Ok(())
+}
+
+/// A stream run as a live camera runs it, over one scene's frame again and again.
+struct Beside {
+    fps: f64,
+    /// Frames a finished full search joined.
+    joined: usize,
+    seconds: f64,
+}
+
+/// Pushes `frames` copies of `frame` through a stream whose search runs beside the re-fits,
+/// rolling every ship of each frame's scene; the first frame (searched where it is, as a
+/// stream starts) is not timed.
+fn stream_beside(
+    det: Detector<'static>,
+    frame: &opencv::core::Mat,
+    frames: usize,
+    models: &Models,
+) -> anyhow::Result<Beside> {
+    let mut stream = Stream::beside(det)?;
+    stream.push(frame)?;
+    let t = Instant::now();
+    let mut joined = 0;
+    for _ in 1..frames {
+        let f = stream.push(frame)?;
+        joined += usize::from(f.full);
+        roll_every_ship(&f.scene, models);
+    }
+    let seconds = t.elapsed().as_secs_f64();
+    Ok(Beside {
+        fps: (frames - 1) as f64 / seconds,
+        joined,
+        seconds,
+    })
+}
+
+/// Every ship of the scene rolled both ways (what the overlay shows).
+fn roll_every_ship(scene: &crate::scene::Scene, models: &Models) {
+    if let Ok(table) = Table::from_scene(scene, models) {
+        for s in &scene.ships {
+            let _ = barrel_roll(
+                &table,
+                models,
+                &s.id,
+                &[Side::Left, Side::Right],
+                &RollOptions::default(),
+            );
+        }
+    }
 }
 
 /// Which matched ships a summary line covers.

@@ -40,6 +40,12 @@ pub struct DetectArgs {
     /// Streams: a full search every this many frames, a re-fit of the known ships between.
     #[arg(long, default_value_t = 5)]
     full_every: u64,
+    /// Streams: run the full search on a thread of its own beside the re-fits, so that no
+    /// frame waits for it (a live camera: each frame is re-fitted at once, and what a search
+    /// finds joins the frame after it ends); the frames a search joins depend on the
+    /// machine's speed, so two runs over one video may differ.
+    #[arg(long, conflicts_with = "full_every")]
+    search_beside: bool,
     /// Streams: stop after this many frames.
     #[arg(long)]
     max_frames: Option<u64>,
@@ -98,7 +104,11 @@ pub fn run(a: &DetectArgs) -> anyhow::Result<()> {
         )),
         None => Box::new(std::io::stdout().lock()),
     };
-    let mut stream = Stream::new(detector, a.full_every);
+    let mut stream = if a.search_beside {
+        Stream::beside(detector)?
+    } else {
+        Stream::new(detector, a.full_every)
+    };
     let mut frame = Mat::default();
     let mut n = 0u64;
     let start = std::time::Instant::now();

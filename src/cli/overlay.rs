@@ -63,6 +63,11 @@ pub struct OverlayArgs {
     /// Live sources: a full search every this many frames, cheap re-fits between.
     #[arg(long, default_value_t = 5)]
     full_every: u64,
+    /// Live sources on a screen: run the full search on a thread of its own beside the
+    /// re-fits, so that no frame waits for it. Not with --projector: the projector goes
+    /// dark for every full search's frame, and beside they follow each other closely.
+    #[arg(long, conflicts_with_all = ["full_every", "projector"])]
+    search_beside: bool,
     /// Open the projector output full screen in a second window (on monitor MONITOR, an
     /// index in the system's monitor order; without it, where the system puts it). Key P
     /// shows the projector calibration pattern there instead.
@@ -207,6 +212,7 @@ fn live_app(source: &Source, a: &OverlayArgs) -> anyhow::Result<OverlayApp> {
             None => None,
         },
         full_every: a.full_every,
+        search_beside: a.search_beside,
         options: WorkerOptions {
             blank_projector: blank,
             ..WorkerOptions::default()
@@ -230,7 +236,7 @@ fn live_app(source: &Source, a: &OverlayArgs) -> anyhow::Result<OverlayApp> {
         frames.clone(),
     ));
     // After the panel rewrote table.json: the same source, detected with the new files.
-    let (dir, full_every) = (a.calibration.clone(), a.full_every);
+    let (dir, full_every, search_beside) = (a.calibration.clone(), a.full_every, a.search_beside);
     app.restart_live = Some(Box::new(move || {
         let background =
             match &background {
@@ -244,6 +250,7 @@ fn live_app(source: &Source, a: &OverlayArgs) -> anyhow::Result<OverlayApp> {
             calibration: source::load_calibration(&dir)?,
             background,
             full_every,
+            search_beside,
             options: WorkerOptions {
                 blank_projector: blank,
                 ..WorkerOptions::default()

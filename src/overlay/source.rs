@@ -422,6 +422,9 @@ pub struct LiveConfig {
     pub background: Option<Mat>,
     /// A full search every this many frames, re-fits between.
     pub full_every: u64,
+    /// The full search on a thread of its own beside the re-fits instead (see
+    /// [`Stream::beside`]; `full_every` is then unused).
+    pub search_beside: bool,
     pub options: WorkerOptions,
     /// Where the full frames go for the calibration panel (see `frame_slot`).
     pub frames: FrameSlot,
@@ -451,6 +454,7 @@ pub fn spawn(config: LiveConfig) -> Result<(FeedReceiver, JoinHandle<WorkerEnd>)
         calibration,
         background,
         full_every,
+        search_beside,
         options,
         frames,
     } = config;
@@ -468,7 +472,11 @@ pub fn spawn(config: LiveConfig) -> Result<(FeedReceiver, JoinHandle<WorkerEnd>)
                     d.set_background(bg)
                         .map_err(|e| format!("background: {e}"))?;
                 }
-                Ok(Stream::new(d, full_every))
+                if search_beside {
+                    Stream::beside(d).map_err(|e| format!("detection setup: {e}"))
+                } else {
+                    Ok(Stream::new(d, full_every))
+                }
             };
             run_worker(&mut capture, make, &tx, &options)
         })

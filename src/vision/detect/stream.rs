@@ -4,10 +4,12 @@
 //!
 //! A full detection costs a few frames' time at 1080p (searching the whole table); the
 //! re-fit costs about 1-2 ms per ship. A ship that moved no longer fits where it was and
-//! is found again by the next full detection, `full_every` frames later at most.
-
-use super::Detector;
+//! is found again by the next full detection. Where that runs is the stream's choice:
+//! on the frame itself every `full_every` frames (the same result on every run: files and
+//! tests), or on a thread of its own beside the re-fits ([`Stream::beside`]: a live camera,
+//! where a frame that waits for a full search is a stutter in the overlay).
 use super::bases::{FoundBase, refit_bases, to_ships};
+use super::{Detection, Detector};
 use crate::geometry::polygon::{ring_contains, to_pairs};
 use crate::geometry::{Point, Pose};
 use crate::scene::{ObstacleSpec, Scene};
@@ -15,9 +17,12 @@ use crate::track::{ShipObservation, Tracker, TrackerOptions};
 use crate::vision::VisionError;
 use crate::vision::edges::Grey;
 use opencv::core::Mat;
+use opencv::prelude::*;
+use std::sync::Arc;
+use std::sync::mpsc::{Receiver, Sender, TryRecvError, channel};
 
 pub struct Stream<'a> {
-    detector: Detector<'a>,
+    detector: Arc<Detector<'a>>,
     tracker: Tracker,
     obstacles: Vec<ObstacleSpec>,
     /// Where the bases were last measured (by the full search or the re-fit since): the
@@ -31,10 +36,61 @@ pub struct Stream<'a> {
     /// match none of these are a hand.
     table_art: Option<Vec<Vec<Point>>>,
     frame: u64,
-    /// A full detection every this many frames (1: every frame).
+    /// A full detection every this many frames (1: every frame); unused beside.
     pub full_every: u64,
+    beside: Option<Beside>,
 }
 
+/// The full search on its own thread: one frame at a time goes to it, its detection comes
+/// back when it is done, and the frames in between are re-fitted without waiting.
+struct Beside {
+    jobs: Sender<Mat>,
+    done: Receiver<Result<Detection, VisionError>>,
+    /// A frame is with the search now.
+    busy: bool,
+    /// Frames pushed since the frame in hand went to the search, and between the last two
+    /// joins: how many frames a search takes at this machine's pace.
+    since_sent: u32,
+    per_search: u32,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Drop for Beside {
+    /// Waits for the search thread to end (at most the search in hand): a stream that is
+    /// gone leaves no work running behind it.
+    fn drop(&mut self) {
+        drop(std::mem::replace(&mut self.jobs, channel().0));
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+impl Beside {
+    fn start(detector: Arc<Detector<'static>>) -> Result<Beside, VisionError> {
+        let (jobs, inbox) = channel::<Mat>();
+        let (outbox, done) = channel();
+        let thread = std::thread::Builder::new()
+            .name("hashmark-search".into())
+            .spawn(move || {
+                // Ends when the stream (the jobs' sender) is gone.
+                while let Ok(frame) = inbox.recv() {
+                    if outbox.send(detector.detect_full(&frame)).is_err() {
+                        break;
+                    }
+                }
+            })
+            .map_err(|e| VisionError::Invalid(format!("cannot start the search thread: {e}")))?;
+        Ok(Beside {
+            jobs,
+            done,
+            busy: false,
+            since_sent: 0,
+            per_search: 0,
+            thread: Some(thread),
+        })
+    }
+}
 /// What one frame gave.
 pub struct StreamFrame {
     pub scene: Scene,
@@ -43,9 +99,10 @@ pub struct StreamFrame {
 }
 
 impl<'a> Stream<'a> {
+    /// A stream that runs the full search on every `full_every`th frame itself.
     pub fn new(detector: Detector<'a>, full_every: u64) -> Stream<'a> {
         Stream {
-            detector,
+            detector: Arc::new(detector),
             tracker: Tracker::new(TrackerOptions::default()),
             obstacles: Vec::new(),
             measured: Vec::new(),
@@ -53,6 +110,7 @@ impl<'a> Stream<'a> {
             table_art: None,
             frame: 0,
             full_every: full_every.max(1),
+            beside: None,
         }
     }
 
@@ -60,57 +118,30 @@ impl<'a> Stream<'a> {
         &self.detector
     }
 
-    /// Whether the next frame gets the full search.
+    /// Whether the next frame gets the full search (beside: goes to it).
     pub fn next_is_full(&self) -> bool {
-        self.frame.is_multiple_of(self.full_every) || self.measured.is_empty()
+        match &self.beside {
+            Some(b) => self.frame == 0 || !b.busy,
+            None => self.frame.is_multiple_of(self.full_every) || self.measured.is_empty(),
+        }
     }
 
     /// Takes the next frame; returns the tracked scene.
     pub fn push(&mut self, frame: &Mat) -> Result<StreamFrame, VisionError> {
-        let full = self.next_is_full();
-        self.frame += 1;
-        let (observed, occluders) = if full {
-            let d = self.detector.detect_full(frame)?;
-            // Obstacles under a hand are held: a missing one that an occluder covers stays.
-            let mut obstacles = d.scene.obstacles.clone();
-            for old in &self.obstacles {
-                let hidden = old
-                    .outline(self.detector.models)
-                    .ok()
-                    .and_then(|o| o.first().copied())
-                    .is_some_and(|p| d.occluders.iter().any(|h| ring_contains(&to_pairs(h), p)));
-                let found = obstacles
-                    .iter()
-                    .any(|o| o.model == old.model && o.model.is_some());
-                if hidden && !found {
-                    let mut held = old.clone();
-                    held.quality.occluded = true;
-                    obstacles.push(held);
-                }
+        let (full, (observed, occluders)) = match self.beside.is_some() {
+            true => self.push_beside(frame)?,
+            false => {
+                let full = self.next_is_full();
+                let found = if full {
+                    let d = self.detector.detect_full(frame)?;
+                    self.take_full(d)
+                } else {
+                    self.refit(frame)?
+                };
+                (full, found)
             }
-            self.obstacles = obstacles;
-            let art = self.table_art.get_or_insert_with(|| d.occluders.clone());
-            let hands: Vec<Vec<Point>> = d
-                .occluders
-                .iter()
-                .filter(|o| !art.iter().any(|a| overlap(a, o) > 0.5))
-                .cloned()
-                .collect();
-            self.occluders = hands.clone();
-            (d.bases, hands)
-        } else {
-            self.detector.cal.check_frame(frame)?;
-            let grey = Grey::from_mat(frame)?;
-            let bases = refit_bases(
-                &grey,
-                &self.detector.cal.camera,
-                self.detector.models,
-                &self.measured,
-            );
-            // The hand is looked for by the full search only; until the next one, what
-            // it covered stays covered.
-            (bases, self.occluders.clone())
         };
+        self.frame += 1;
         let obs: Vec<ShipObservation> = observation(&observed, self.detector.cal.sigma_mm);
         self.measured = observed;
         let ships = self.tracker.update(&obs, &occluders);
@@ -118,6 +149,126 @@ impl<'a> Stream<'a> {
         scene.ships = ships;
         scene.obstacles = self.obstacles.clone();
         Ok(StreamFrame { scene, full })
+    }
+
+    /// A frame of a stream whose search runs beside: the first frame is searched here (a
+    /// stream starts with what is on the table); later ones are re-fitted, and a search
+    /// that has finished since the last frame joins in, its bases re-fitted on this frame
+    /// (they were found on an older one). A frame goes to the search whenever it is free.
+    #[allow(clippy::type_complexity)]
+    fn push_beside(
+        &mut self,
+        frame: &Mat,
+    ) -> Result<(bool, (Vec<FoundBase>, Vec<Vec<Point>>)), VisionError> {
+        let first = self.frame == 0;
+        let finished = match self.beside.as_mut() {
+            Some(b) if b.busy => match b.done.try_recv() {
+                Ok(d) => {
+                    b.busy = false;
+                    b.per_search = b.since_sent;
+                    Some(d?)
+                }
+                Err(TryRecvError::Empty) => None,
+                Err(TryRecvError::Disconnected) => {
+                    return Err(VisionError::Invalid("the search thread stopped".into()));
+                }
+            },
+            _ => None,
+        };
+        let found = if first {
+            self.detector.cal.check_frame(frame)?;
+            let d = self.detector.detect_full(frame)?;
+            Some(self.take_full(d))
+        } else if let Some(d) = finished {
+            let (bases, hands) = self.take_full(d);
+            self.measured = bases;
+            Some((self.refit(frame)?.0, hands))
+        } else {
+            None
+        };
+        let full = found.is_some();
+        let found = match found {
+            Some(f) => f,
+            None => self.refit(frame)?,
+        };
+        if let Some(b) = self.beside.as_mut() {
+            b.since_sent += 1;
+            if !b.busy && !first {
+                b.jobs
+                    .send(frame.try_clone()?)
+                    .map_err(|_| VisionError::Invalid("the search thread stopped".into()))?;
+                b.busy = true;
+                b.since_sent = 0;
+            }
+            // A ship a hand has just covered stops re-fitting, and only a search tells the
+            // hand from the ship's going: what the tracker drops unseen after a fixed count
+            // of frames (3 searches every 5 frames) it drops here after 3 searches' worth.
+            let pace = b.per_search.max(b.since_sent);
+            let keep = TrackerOptions::default()
+                .drop_frames
+                .max(3 * pace.saturating_add(1));
+            self.tracker.options_mut().drop_frames = keep;
+        }
+        Ok((full, found))
+    }
+
+    /// What a full search found, with the stream's memory applied: obstacles a hand hides
+    /// are held, the mat's own bright art is told from a hand.
+    fn take_full(&mut self, d: Detection) -> (Vec<FoundBase>, Vec<Vec<Point>>) {
+        // Obstacles under a hand are held: a missing one that an occluder covers stays.
+        let mut obstacles = d.scene.obstacles.clone();
+        for old in &self.obstacles {
+            let hidden = old
+                .outline(self.detector.models)
+                .ok()
+                .and_then(|o| o.first().copied())
+                .is_some_and(|p| d.occluders.iter().any(|h| ring_contains(&to_pairs(h), p)));
+            let found = obstacles
+                .iter()
+                .any(|o| o.model == old.model && o.model.is_some());
+            if hidden && !found {
+                let mut held = old.clone();
+                held.quality.occluded = true;
+                obstacles.push(held);
+            }
+        }
+        self.obstacles = obstacles;
+        let art = self.table_art.get_or_insert_with(|| d.occluders.clone());
+        let hands: Vec<Vec<Point>> = d
+            .occluders
+            .iter()
+            .filter(|o| !art.iter().any(|a| overlap(a, o) > 0.5))
+            .cloned()
+            .collect();
+        self.occluders = hands.clone();
+        (d.bases, hands)
+    }
+
+    /// The known bases re-fitted on this frame. The hand is looked for by the full search
+    /// only; until the next one, what it covered stays covered.
+    #[allow(clippy::type_complexity)]
+    fn refit(&self, frame: &Mat) -> Result<(Vec<FoundBase>, Vec<Vec<Point>>), VisionError> {
+        self.detector.cal.check_frame(frame)?;
+        let grey = Grey::from_mat(frame)?;
+        let bases = refit_bases(
+            &grey,
+            &self.detector.cal.camera,
+            self.detector.models,
+            &self.measured,
+        );
+        Ok((bases, self.occluders.clone()))
+    }
+}
+
+impl Stream<'static> {
+    /// A stream whose full search runs on a thread of its own, beside the re-fits: every
+    /// frame costs a re-fit, and what the search finds joins the frame after it finishes
+    /// (on this 2-core machine at 1080p, about every 0.4 s while frames come at full
+    /// speed; see README).
+    pub fn beside(detector: Detector<'static>) -> Result<Stream<'static>, VisionError> {
+        let mut s = Stream::new(detector, 1);
+        s.beside = Some(Beside::start(Arc::clone(&s.detector))?);
+        Ok(s)
     }
 }
 
