@@ -35,10 +35,10 @@ pub struct BenchDetectArgs {
     /// said of it (to find the worst cases behind a summary).
     #[arg(long)]
     ships: bool,
-    /// Frames per scene for the stream whose full search runs beside the re-fits (as a
-    /// live camera runs it); 0 skips it.
-    #[arg(long, default_value_t = 30)]
-    beside_frames: usize,
+    /// Full searches per scene to run the stream whose search runs beside the re-fits for
+    /// (as a live camera runs it; frames go in as fast as it takes them); 0 skips it.
+    #[arg(long, default_value_t = 3)]
+    beside_searches: usize,
 }
 
 pub fn run(cmd: &BenchCommand) -> anyhow::Result<()> {
@@ -109,13 +109,13 @@ fn run_detect(a: &BenchDetectArgs) -> anyhow::Result<()> {
         let t = Instant::now();
         roll_every_ship(&found.scene, models);
         roll_ms.push(t.elapsed().as_secs_f64() * 1000.0);
-        if a.beside_frames > 1 {
+        if a.beside_searches > 0 {
             let cal = Calibrated::load(&dir.join("cal"), models)?;
             let mut det = Detector::new(cal, models)?;
             if a.background {
                 det.set_background(&read_image(&dir.join("sim/background.jpg"))?)?;
             }
-            beside.push(stream_beside(det, &frame, a.beside_frames, models)?);
+            beside.push(stream_beside(det, &frame, a.beside_searches, models)?);
         }
         full_ms.push(full);
         refit_ms.push(refit);
@@ -212,17 +212,16 @@ fn run_detect(a: &BenchDetectArgs) -> anyhow::Result<()> {
         );
     }
     if !beside.is_empty() {
-        let fps: Vec<f64> = beside.iter().map(|b| b.fps).collect();
+        let fps: Vec<f64> = beside.iter().map(|b| b.frames as f64 / b.seconds).collect();
         let lo = fps.iter().copied().fold(f64::INFINITY, f64::min);
         let hi = fps.iter().copied().fold(f64::NEG_INFINITY, f64::max);
         let every: Vec<f64> = beside
             .iter()
-            .filter(|b| b.joined > 0)
-            .map(|b| b.seconds * 1000.0 / b.joined as f64)
+            .map(|b| b.seconds * 1000.0 / a.beside_searches as f64)
             .collect();
         println!(
-            "stream, full search beside the re-fits ({} frames a scene, taken as fast as they come): {:.1} fps with rolls (median; scenes {lo:.1}-{hi:.1}); a full search joined every {:.0} ms (median)",
-            a.beside_frames,
+            "stream, full search beside the re-fits (frames as fast as it takes them, over {} searches a scene): {:.1} fps with rolls (median; scenes {lo:.1}-{hi:.1}); a full search joined every {:.0} ms (median)",
+            a.beside_searches,
             median(fps),
             median(every)
         );
@@ -232,35 +231,33 @@ fn run_detect(a: &BenchDetectArgs) -> anyhow::Result<()> {
 
 /// A stream run as a live camera runs it, over one scene's frame again and again.
 struct Beside {
-    fps: f64,
-    /// Frames a finished full search joined.
-    joined: usize,
+    frames: usize,
     seconds: f64,
 }
 
-/// Pushes `frames` copies of `frame` through a stream whose search runs beside the re-fits,
-/// rolling every ship of each frame's scene; the first frame (searched where it is, as a
-/// stream starts) is not timed.
+/// Pushes copies of `frame` through a stream whose search runs beside the re-fits until
+/// `searches` full searches have joined, rolling every ship of each frame's scene; timed
+/// from the first search sent off (the first frame, searched where it is as a stream
+/// starts, is not timed).
 fn stream_beside(
     det: Detector<'static>,
     frame: &opencv::core::Mat,
-    frames: usize,
+    searches: usize,
     models: &Models,
 ) -> anyhow::Result<Beside> {
     let mut stream = Stream::beside(det)?;
     stream.push(frame)?;
     let t = Instant::now();
-    let mut joined = 0;
-    for _ in 1..frames {
+    let (mut joined, mut frames) = (0, 0);
+    while joined < searches {
         let f = stream.push(frame)?;
         joined += usize::from(f.full);
+        frames += 1;
         roll_every_ship(&f.scene, models);
     }
-    let seconds = t.elapsed().as_secs_f64();
     Ok(Beside {
-        fps: (frames - 1) as f64 / seconds,
-        joined,
-        seconds,
+        frames,
+        seconds: t.elapsed().as_secs_f64(),
     })
 }
 
