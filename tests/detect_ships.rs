@@ -344,6 +344,49 @@ fn detect_command_refuses_bad_input_in_one_line() {
         err.trim().lines().count() == 1 && err.contains("640x480"),
         "{err}"
     );
+    // A video of black frames: a scene per frame as JSON lines, with either schedule of the
+    // full search (beside it, the first frame is searched where it is and the next go on
+    // without waiting); both schedules at once are refused.
+    let avi = d.join("black.avi");
+    let fourcc = opencv::videoio::VideoWriter::fourcc('M', 'J', 'P', 'G').expect("fourcc");
+    let mut writer =
+        opencv::videoio::VideoWriter::new(&s(&avi), fourcc, 10.0, (1920, 1080).into(), true)
+            .expect("writer");
+    for _ in 0..4 {
+        opencv::prelude::VideoWriterTrait::write(&mut writer, &black).expect("frame");
+    }
+    opencv::prelude::VideoWriterTrait::release(&mut writer).expect("release");
+    for schedule in [&["--full-every", "2"][..], &["--search-beside"][..]] {
+        let mut args = vec!["detect", "--calibration"];
+        let (cal, avi) = (s(&cal), s(&avi));
+        args.extend([cal.as_str(), "--video", avi.as_str()]);
+        args.extend_from_slice(schedule);
+        let (code, out, err) = hashmark(&args);
+        assert_eq!(code, 0, "{schedule:?}: {err}");
+        let lines: Vec<serde_json::Value> = out
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("a JSON line"))
+            .collect();
+        assert_eq!(lines.len(), 4, "{schedule:?}: {out}");
+        assert_eq!(lines[0]["full_search"], true);
+        assert!(
+            lines
+                .iter()
+                .all(|l| l["scene"]["ships"].as_array().map(Vec::len) == Some(0))
+        );
+    }
+    let (code, _, err) = hashmark(&[
+        "detect",
+        "--calibration",
+        &s(&cal),
+        "--video",
+        &s(&avi),
+        "--search-beside",
+        "--full-every",
+        "3",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--full-every"), "{err}");
     // A video that does not exist.
     let (code, _, err) = hashmark(&[
         "detect",
