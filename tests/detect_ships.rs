@@ -350,7 +350,7 @@ fn detect_command_refuses_bad_input_in_one_line() {
     let avi = d.join("black.avi");
     let fourcc = opencv::videoio::VideoWriter::fourcc('M', 'J', 'P', 'G').expect("fourcc");
     let mut writer =
-        opencv::videoio::VideoWriter::new(&s(&avi), fourcc, 10.0, (1920, 1080).into(), true)
+        opencv::videoio::VideoWriter::new(s(&avi), fourcc, 10.0, (1920, 1080).into(), true)
             .expect("writer");
     for _ in 0..4 {
         opencv::prelude::VideoWriterTrait::write(&mut writer, &black).expect("frame");
