@@ -109,12 +109,8 @@ fn run_detect(a: &BenchDetectArgs) -> anyhow::Result<()> {
         let t = Instant::now();
         roll_every_ship(&found.scene, models);
         roll_ms.push(t.elapsed().as_secs_f64() * 1000.0);
+        // Last: the stream takes the detector (calibration and background as set up above).
         if a.beside_searches > 0 {
-            let cal = Calibrated::load(&dir.join("cal"), models)?;
-            let mut det = Detector::new(cal, models)?;
-            if a.background {
-                det.set_background(&read_image(&dir.join("sim/background.jpg"))?)?;
-            }
             beside.push(stream_beside(det, &frame, a.beside_searches, models)?);
         }
         full_ms.push(full);

@@ -128,18 +128,17 @@ impl<'a> Stream<'a> {
 
     /// Takes the next frame; returns the tracked scene.
     pub fn push(&mut self, frame: &Mat) -> Result<StreamFrame, VisionError> {
-        let (full, (observed, occluders)) = match self.beside.is_some() {
-            true => self.push_beside(frame)?,
-            false => {
-                let full = self.next_is_full();
-                let found = if full {
-                    let d = self.detector.detect_full(frame)?;
-                    self.take_full(d)
-                } else {
-                    self.refit(frame)?
-                };
-                (full, found)
-            }
+        let (full, (observed, occluders)) = if self.beside.is_some() {
+            self.push_beside(frame)?
+        } else {
+            let full = self.next_is_full();
+            let found = if full {
+                let d = self.detector.detect_full(frame)?;
+                self.take_full(d)
+            } else {
+                self.refit(frame)?
+            };
+            (full, found)
         };
         self.frame += 1;
         let obs: Vec<ShipObservation> = observation(&observed, self.detector.cal.sigma_mm);
@@ -176,7 +175,6 @@ impl<'a> Stream<'a> {
             _ => None,
         };
         let found = if first {
-            self.detector.cal.check_frame(frame)?;
             let d = self.detector.detect_full(frame)?;
             Some(self.take_full(d))
         } else if let Some(d) = finished {
