@@ -37,6 +37,69 @@ pub struct Quality {
     /// Held from earlier frames while something (a hand) hides it.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub occluded: bool,
+    /// Why detection doubts a ship, when it does (lowers `confidence`, and the first six
+    /// widen `sigma_mm` to say the fit may be on the wrong edges): a judge who is told to
+    /// check a ship by eye is told what to look at.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub doubts: Vec<Doubt>,
+}
+
+/// One reason detection doubts a ship it found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Doubt {
+    /// Little of the base's outline shows (a miniature or the mat's art hides it).
+    LittleOutline,
+    /// None of the token's four side hashmarks shows where the fit puts them.
+    NoHashmark,
+    /// Along one axis only one side shows and no hashmark across it pins where the base
+    /// lies: another edge beside it passes for the hidden side.
+    OneSided,
+    /// Only one corner shows: the rest is the size class's assumption.
+    CornerOnly,
+    /// The square found follows the miniature's own outline more than a base's.
+    MiniatureOutline,
+    /// The fitted rim strays from a base's: edges of another kind were taken for it.
+    RimStrayed,
+    /// A second heading a few degrees off fits the edges about as well.
+    SecondHeading,
+    /// The token's front arc and initiative disc are mostly hidden: the facing is a guess.
+    FacingUnsure,
+}
+
+impl Doubt {
+    /// The reason in words a judge can act on.
+    pub fn text(self) -> &'static str {
+        match self {
+            Doubt::LittleOutline => "little of its base's outline shows",
+            Doubt::NoHashmark => "none of its side hashmarks shows",
+            Doubt::OneSided => "one of its base's sides is hidden and no hashmark pins it",
+            Doubt::CornerOnly => "only one corner of its base shows",
+            Doubt::MiniatureOutline => "the square found may be the miniature's outline",
+            Doubt::RimStrayed => "its base's rim does not fit a base's",
+            Doubt::SecondHeading => "a heading a few degrees off fits about as well",
+            Doubt::FacingUnsure => "its front arc and initiative disc are hidden",
+        }
+    }
+
+    /// The reason in a word or two, for a table.
+    pub fn short(self) -> &'static str {
+        match self {
+            Doubt::LittleOutline => "little outline",
+            Doubt::NoHashmark => "no hashmark",
+            Doubt::OneSided => "one side hidden",
+            Doubt::CornerOnly => "one corner",
+            Doubt::MiniatureOutline => "miniature's outline",
+            Doubt::RimStrayed => "rim off",
+            Doubt::SecondHeading => "second heading",
+            Doubt::FacingUnsure => "facing hidden",
+        }
+    }
+
+    /// Whether the doubt is about where the base lies (else only which way it faces).
+    pub fn is_about_position(self) -> bool {
+        self != Doubt::FacingUnsure
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -306,5 +369,29 @@ mod tests {
         assert_eq!(s.ships[0].quality.sigma_mm, Some(0.3));
         let again = parse(&s.to_json_pretty()).unwrap();
         assert_eq!(s, again);
+    }
+
+    /// Detection's doubts ride on the ship, by name; none is no field at all (scenes from
+    /// before them read the same), and a name it does not know is refused where it stands.
+    #[test]
+    fn doubts_round_trip_by_name() {
+        let s = parse(
+            r#"{"format":"hashmark-scene/1",
+            "ships":[{"id":"s1","size":"small","x":100,"y":200,"heading_deg":45,
+                      "confidence":0.3,"doubts":["no_hashmark","facing_unsure"]},
+                     {"id":"s2","size":"small","x":300,"y":200,"heading_deg":0}]}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            s.ships[0].quality.doubts,
+            vec![Doubt::NoHashmark, Doubt::FacingUnsure]
+        );
+        let text = s.to_json_pretty();
+        assert_eq!(text.matches("doubts").count(), 1, "{text}");
+        assert_eq!(parse(&text).unwrap(), s);
+        let e = parse(r#"{"format":"hashmark-scene/1","ships":[{"id":"s1","size":"small","x":1,"y":1,"heading_deg":0,"doubts":["bad_luck"]}]}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("ships[0]") && e.contains("bad_luck"), "{e}");
     }
 }

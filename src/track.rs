@@ -14,7 +14,7 @@
 use crate::geometry::pose::angle_diff_deg;
 use crate::geometry::{Point, Pose};
 use crate::models::BaseSize;
-use crate::scene::{Quality, Scene, ShipSpec};
+use crate::scene::{Doubt, Quality, Scene, ShipSpec};
 
 /// One detected ship base in one frame.
 #[derive(Clone, Debug, PartialEq)]
@@ -25,6 +25,8 @@ pub struct ShipObservation {
     pub sigma_mm: f64,
     pub sigma_deg: f64,
     pub confidence: f64,
+    /// Why detection doubts it (see [`crate::scene::Doubt`]).
+    pub doubts: Vec<Doubt>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -67,6 +69,7 @@ struct Track {
     sigma_mm: f64,
     sigma_deg: f64,
     confidence: f64,
+    doubts: Vec<Doubt>,
     /// Frames seen in a row (for confirmation of a new track).
     seen: u32,
     confirmed: bool,
@@ -184,6 +187,7 @@ impl Tracker {
                     sigma_mm: o.sigma_mm,
                     sigma_deg: o.sigma_deg,
                     confidence: o.confidence,
+                    doubts: o.doubts.clone(),
                     seen: 1,
                     confirmed: false,
                     missed: 0,
@@ -223,6 +227,7 @@ impl Tracker {
                     sigma_deg: Some(t.sigma_deg),
                     confidence: Some(t.confidence),
                     occluded: t.occluded,
+                    doubts: t.doubts.clone(),
                 },
             })
             .collect()
@@ -253,12 +258,14 @@ fn follow(t: &mut Track, o: &ShipObservation, opts: &TrackerOptions) {
             t.sigma_mm = o.sigma_mm;
             t.sigma_deg = o.sigma_deg;
             t.confidence = o.confidence;
+            t.doubts.clone_from(&o.doubts);
         }
         return;
     }
     t.sigma_mm = o.sigma_mm;
     t.sigma_deg = o.sigma_deg;
     t.confidence = o.confidence;
+    t.doubts.clone_from(&o.doubts);
     let moved = (t.pose.centre() - o.pose.centre()).norm();
     let turned = angle_diff_deg(o.pose.heading_deg, t.pose.heading_deg);
     let noise_mm = opts.noise_sigmas * o.sigma_mm.max(0.05);
@@ -315,6 +322,7 @@ mod tests {
             sigma_mm: 0.3,
             sigma_deg: 0.2,
             confidence: 0.9,
+            doubts: Vec::new(),
         }
     }
 

@@ -134,6 +134,34 @@ fn ships_on_a_rendered_table() {
     assert!(within(0.7) >= 3, "{} ships within 0.7 mm", within(0.7));
     assert!(within(1.5) >= 3, "{} ships within 1.5 mm", within(1.5));
     assert!(s.ships.iter().all(|m| m.sigma_mm.is_some_and(|v| v > 0.0)));
+    // Every ship a judge is told to check says why, and one whose sigma says it may be on
+    // the wrong edges (6.5 mm) names a doubt about where it lies, not only its facing.
+    for ship in &scene.ships {
+        let q = &ship.quality;
+        eprintln!(
+            "{}: confidence {:?}, sigma {:?} mm, doubts {:?}",
+            ship.id, q.confidence, q.sigma_mm, q.doubts
+        );
+        if hashmark::judge::DetectionNote::is_unsure(ship) {
+            assert!(
+                !q.doubts.is_empty(),
+                "{} is unsure but says not why",
+                ship.id
+            );
+        }
+        if q.sigma_mm.is_some_and(|v| v >= 6.5) {
+            assert!(
+                q.doubts.iter().any(|d| d.is_about_position()),
+                "{}: {:?}",
+                ship.id,
+                q.doubts
+            );
+        }
+    }
+    assert!(
+        scene.ships.iter().any(|s| !s.quality.doubts.is_empty()),
+        "this table has doubted ships (seed 2's s1, s3 and s5)"
+    );
     // Facing from the token's edge strips. In the pipeline it is right for 176 of the 199
     // bases of the rendered sets (the wedge cue before it: 158), but this scene is a hard
     // one: the medium ship's orange front arc has a twin at its rear (the miniature's orange
@@ -181,7 +209,31 @@ fn ships_on_a_rendered_table() {
         let t = b.ships.iter().find(|t| t.id == s.id).expect("same ids");
         let moved = (s.x - t.x).hypot(s.y - t.y);
         assert!(moved < 0.5, "{} drifted {moved:.2} mm between frames", s.id);
+        // A re-fit (frame 1) keeps the doubts the search read (frame 3 searched again):
+        // a miniature's outline, a second heading (the others depend on the re-fit's own
+        // outline too).
+        use hashmark::scene::Doubt;
+        for d in [Doubt::MiniatureOutline, Doubt::SecondHeading] {
+            assert_eq!(
+                s.quality.doubts.contains(&d),
+                t.quality.doubts.contains(&d),
+                "{}: {d:?}",
+                s.id
+            );
+        }
     }
+    assert_eq!(
+        b.ships
+            .iter()
+            .filter(|s| !s.quality.doubts.is_empty())
+            .count(),
+        scene
+            .ships
+            .iter()
+            .filter(|s| !s.quality.doubts.is_empty())
+            .count(),
+        "the stream's ships say what the search's doubted"
+    );
     // A re-fit keeps what the full search read from the token: the facing and its
     // confidence (it once took the ship's whole confidence for its facing's, so over a run
     // of re-fits a ship's confidence sank frame by frame: on a rendered table two sure

@@ -776,6 +776,56 @@ fn a_judge_is_told_when_detection_is_unsure_of_the_rolling_ship() {
 }
 
 #[test]
+fn a_judge_is_told_why_detection_doubts_the_rolling_ship_and_what_to_check() {
+    use hashmark::scene::Doubt;
+    let request = RollRequest::new("s1", &[Side::Right], &RollOptions::default());
+    let report_for = |doubts: Vec<Doubt>| {
+        let (mut scene, _) = demo();
+        let q = &mut scene.ships[0].quality;
+        (q.sigma_mm, q.sigma_deg, q.confidence) = (Some(6.5), Some(8.0), Some(0.3));
+        q.doubts = doubts;
+        let table = Table::from_scene(&scene, Models::builtin()).expect("table");
+        let source = ReportSource::Scene { path: "x".into() };
+        JudgeReport::new(&scene, &table, &request, source, None).expect("report")
+    };
+    // Where the base lies is in doubt: the reasons, and look at the base.
+    let base = report_for(vec![Doubt::NoHashmark, Doubt::OneSided]);
+    let note = base.detection.as_ref().expect("note");
+    assert!(
+        note.text.contains("none of its side hashmarks shows")
+            && note.text.contains("one of its base's sides is hidden")
+            && note.text.contains("check its base and facing by eye"),
+        "{}",
+        note.text
+    );
+    let json: Value = serde_json::from_str(&base.to_json_pretty()).expect("json");
+    assert_eq!(
+        json["detection"]["doubts"],
+        serde_json::json!(["no_hashmark", "one_sided"])
+    );
+    // Only the facing: look at the facing.
+    let facing = report_for(vec![Doubt::FacingUnsure]);
+    let note = facing.detection.as_ref().expect("note");
+    assert!(
+        note.text
+            .contains("front arc and initiative disc are hidden")
+            && note.text.contains("check its facing by eye")
+            && !note.text.contains("its base"),
+        "{}",
+        note.text
+    );
+    // The scene carries them, and a scene file with them reads back the same.
+    let again = Scene::from_json(&facing.scene.to_json_pretty(), Models::builtin()).expect("scene");
+    assert_eq!(again.ships[0].quality.doubts, vec![Doubt::FacingUnsure]);
+    // The command prints the note under the verdict.
+    let stdout = judge_stdout(&base.scene, &["--direction", "right"]);
+    assert!(
+        stdout.contains("none of its side hashmarks shows"),
+        "{stdout}"
+    );
+}
+
+#[test]
 fn a_judge_is_told_of_measured_outlines_detection_could_not_name_near_the_roll() {
     use hashmark::scene::{ObstacleSpec, Quality};
     let request = RollRequest::new("s1", &[Side::Right], &RollOptions::default());
@@ -796,7 +846,7 @@ fn a_judge_is_told_of_measured_outlines_detection_could_not_name_near_the_roll()
             sigma_mm: confidence.map(|_| 2.0),
             sigma_deg: None,
             confidence,
-            occluded: false,
+            ..Quality::default()
         },
     };
     let (mut scene, _) = demo();

@@ -134,6 +134,7 @@ fn run_detect(a: &BenchDetectArgs) -> anyhow::Result<()> {
         all.ships.extend(s.ships);
         all.missed_ships.extend(s.missed_ships);
         all.false_ships += s.false_ships;
+        all.false_ship_confidences.extend(s.false_ship_confidences);
         all.obstacles.extend(s.obstacles);
         all.missed_obstacles.extend(s.missed_obstacles);
         all.false_obstacles += s.false_obstacles;
@@ -164,6 +165,7 @@ fn run_detect(a: &BenchDetectArgs) -> anyhow::Result<()> {
         all.false_obstacles,
         all.outlines_on_missed_ships,
     );
+    print_doubts(&all);
     // What a judge can lean on: bases found with a small sigma, apart from those the
     // detector itself flags as uncertain; and those judge mode does not ask to check.
     let unsure = crate::judge::UNSURE_CONFIDENCE;
@@ -284,12 +286,65 @@ fn rms(v: impl Iterator<Item = f64>) -> (f64, f64) {
     (r, v.iter().fold(0.0f64, |a, b| a.max(b.abs())))
 }
 
+/// What each doubt detection names (see [`crate::scene::Doubt`]) says of the bases that
+/// carry it: how many are right (within 1 mm and facing right) and how many wrong (over
+/// 2 mm off, or facing wrong); and how many invented ships a judge is not asked to check.
+fn print_doubts(all: &SceneScore) {
+    use crate::scene::Doubt;
+    use crate::vision::detect::score::ShipMatch;
+    let right = |m: &&&ShipMatch| m.centre_error_mm <= 1.0 && m.facing_right;
+    let wrong = |m: &&&ShipMatch| m.centre_error_mm > 2.0 || !m.facing_right;
+    let row = |name: &str, sel: Vec<&ShipMatch>| {
+        println!(
+            "  {name:<20} {:>5} {:>7} {:>7}",
+            sel.len(),
+            sel.iter().filter(right).count(),
+            sel.iter().filter(wrong).count()
+        );
+    };
+    println!(
+        "doubts named (bases found; right: within 1 mm and facing right; wrong: over 2 mm off or facing wrong):"
+    );
+    println!(
+        "  {:<20} {:>5} {:>7} {:>7}",
+        "doubt", "bases", "right", "wrong"
+    );
+    for d in [
+        Doubt::LittleOutline,
+        Doubt::NoHashmark,
+        Doubt::OneSided,
+        Doubt::CornerOnly,
+        Doubt::MiniatureOutline,
+        Doubt::RimStrayed,
+        Doubt::SecondHeading,
+        Doubt::FacingUnsure,
+    ] {
+        row(
+            d.short(),
+            all.ships.iter().filter(|m| m.doubts.contains(&d)).collect(),
+        );
+    }
+    row(
+        "(none)",
+        all.ships.iter().filter(|m| m.doubts.is_empty()).collect(),
+    );
+    let unsure = crate::judge::UNSURE_CONFIDENCE;
+    println!(
+        "invented ships: {}, of them {} not flagged for the judge (confidence >= {unsure})",
+        all.false_ships,
+        all.false_ship_confidences
+            .iter()
+            .filter(|c| c.is_some_and(|c| c >= unsure))
+            .count()
+    );
+}
+
 /// One line per true ship of a scene, indented under its row; missed ones say so.
 fn print_ships(s: &SceneScore) {
     let opt = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.2}"));
     for m in &s.ships {
         println!(
-            "  {:<5} {:<6} as {:<6} centre {:>6.2} mm  heading {:>+7.2} deg  facing {:<5}  sigma {:>5} mm {:>5} deg  confidence {}",
+            "  {:<5} {:<6} as {:<6} centre {:>6.2} mm  heading {:>+7.2} deg  facing {:<5}  sigma {:>5} mm {:>5} deg  confidence {}{}",
             m.id,
             m.size.name(),
             m.found_size.name(),
@@ -299,6 +354,12 @@ fn print_ships(s: &SceneScore) {
             opt(m.sigma_mm),
             opt(m.sigma_deg),
             opt(m.confidence),
+            if m.doubts.is_empty() {
+                String::new()
+            } else {
+                let why: Vec<&str> = m.doubts.iter().map(|d| d.short()).collect();
+                format!("  ({})", why.join(", "))
+            }
         );
     }
     for id in &s.missed_ships {

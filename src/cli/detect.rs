@@ -190,9 +190,14 @@ pub fn text_report(scene: &crate::scene::Scene) -> String {
             opt(q.sigma_deg, 2),
             opt(q.confidence, 2),
             if crate::judge::DetectionNote::is_unsure(s) {
-                "  check by eye"
+                let why: Vec<&str> = q.doubts.iter().map(|d| d.short()).collect();
+                if why.is_empty() {
+                    "  check by eye".to_string()
+                } else {
+                    format!("  check by eye: {}", why.join(", "))
+                }
             } else {
-                ""
+                String::new()
             }
         );
     }
@@ -251,7 +256,10 @@ mod tests {
                 {"id": "s1", "size": "small", "x": 100.0, "y": 200.0, "heading_deg": 90.0,
                  "sigma_mm": 0.31, "sigma_deg": 0.5, "confidence": 0.97},
                 {"id": "s2", "size": "large", "x": 500.5, "y": 300.25, "heading_deg": 271.5,
-                 "sigma_mm": 6.5, "sigma_deg": 8.0, "confidence": 0.3}],
+                 "sigma_mm": 6.5, "sigma_deg": 8.0, "confidence": 0.3},
+                {"id": "s3", "size": "small", "x": 700.0, "y": 300.0, "heading_deg": 0.0,
+                 "sigma_mm": 6.5, "sigma_deg": 8.0, "confidence": 0.2,
+                 "doubts": ["no_hashmark", "facing_unsure"]}],
               "obstacles": [
                 {"id": "o1", "model": "coreasteroid1", "x": 400.0, "y": 450.0,
                  "rotation_deg": 12.5, "sigma_mm": 0.2},
@@ -262,11 +270,17 @@ mod tests {
         let text = text_report(&scene);
         eprintln!("{text}");
         let lines: Vec<&str> = text.lines().collect();
-        assert_eq!(lines[0], "2 ships (1 to check by eye), 2 obstacles");
+        assert_eq!(lines[0], "3 ships (2 to check by eye), 2 obstacles");
         let s1 = lines.iter().find(|l| l.starts_with("s1 ")).expect("s1");
         let s2 = lines.iter().find(|l| l.starts_with("s2 ")).expect("s2");
         assert!(s1.contains("100.00") && s1.contains("0.97") && !s1.contains("check"));
         assert!(s2.contains("large") && s2.contains("271.50") && s2.ends_with("check by eye"));
+        // Why, where detection said.
+        let s3 = lines.iter().find(|l| l.starts_with("s3 ")).expect("s3");
+        assert!(
+            s3.ends_with("check by eye: no hashmark, facing hidden"),
+            "{s3}"
+        );
         assert!(
             lines
                 .iter()

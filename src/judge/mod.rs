@@ -107,6 +107,9 @@ pub struct DetectionNote {
     pub confidence: Option<f64>,
     /// Detection is unsure of this ship: check its base and facing by eye before ruling.
     pub unsure: bool,
+    /// Why (see [`crate::scene::Doubt`]); a scene from an older detection may carry none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub doubts: Vec<crate::scene::Doubt>,
     pub text: String,
 }
 
@@ -136,19 +139,38 @@ impl DetectionNote {
             q.confidence.map_or("?".to_string(), |c| format!("{c:.2}"))
         );
         if unsure {
-            text.push_str(
-                "; detection is unsure of this ship (its outline, hashmarks or facing hidden): \
-                 check its base and facing by eye before ruling",
-            );
+            text.push_str("; ");
+            text.push_str(&unsure_text(&q.doubts));
         }
         Some(DetectionNote {
             sigma_mm: q.sigma_mm,
             sigma_deg: q.sigma_deg,
             confidence: q.confidence,
             unsure,
+            doubts: q.doubts.clone(),
             text,
         })
     }
+}
+
+/// What a judge is told of a ship detection doubts: why, and what to check by eye (its
+/// facing alone when only the facing is in doubt).
+pub fn unsure_text(doubts: &[crate::scene::Doubt]) -> String {
+    if doubts.is_empty() {
+        return "detection is unsure of this ship (its outline, hashmarks or facing hidden): \
+                check its base and facing by eye before ruling"
+            .into();
+    }
+    let why: Vec<&str> = doubts.iter().map(|d| d.text()).collect();
+    let what = if doubts.iter().any(|d| d.is_about_position()) {
+        "its base and facing"
+    } else {
+        "its facing"
+    };
+    format!(
+        "detection is unsure of this ship ({}): check {what} by eye before ruling",
+        why.join("; ")
+    )
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -7,7 +7,7 @@ use super::facing::facing;
 use crate::geometry::PlayArea;
 use crate::geometry::polygon::{ring_contains, ring_distance, segment_distance};
 use crate::models::{BaseSize, Models};
-use crate::scene::{Quality, ShipSpec};
+use crate::scene::{Doubt, Quality, ShipSpec};
 use crate::vision::calibrate::scale::px_per_mm;
 use crate::vision::edges::Grey;
 use crate::vision::{Camera, VisionError};
@@ -66,6 +66,8 @@ const RIM_SEEN: f64 = 0.15;
 /// Least mean excess (linear light, 0-255) of a hashmark over its flanks (see
 /// `Search::hashmarks_seen`).
 const HASHMARK_MIN_CONTRAST: f64 = 0.0;
+/// A confidence factor below this names its doubt (see `FoundBase::doubts`).
+const DOUBT_FACTOR: f64 = 0.85;
 /// How far a fit may move from its start (a searched start, a known base's last pose)
 /// and still be on the same edges (mm).
 const SEARCH_SLIDE_MM: f64 = 4.0;
@@ -146,6 +148,46 @@ impl FoundBase {
             || corner
             || self.on_miniature
             || self.rim_strayed_mm() > RIM_DOUBT_MM
+    }
+
+    /// Every reason detection doubts this base for (see `Doubt`): those that make it weak
+    /// (see `is_weak`), a second heading (see `heading_spread`), and the two factors of its
+    /// confidence (see `to_ships`) where either takes more than `DOUBT_FACTOR` off it.
+    /// Every base reported under `judge::UNSURE_CONFIDENCE` has one: without them its
+    /// confidence is at least `DOUBT_FACTOR` squared (0.72).
+    pub fn doubts(&self) -> Vec<Doubt> {
+        let sup = self.fit.side_support;
+        let seen_across = [
+            sup[0].min(sup[2]) >= WEAK_ACROSS,
+            sup[1].min(sup[3]) >= WEAK_ACROSS,
+        ];
+        let rim = self.rim_seen();
+        let mut out = Vec::new();
+        if (self.quality < WEAK_QUALITY && !rim) || outline_factor(self.quality) < DOUBT_FACTOR {
+            out.push(Doubt::LittleOutline);
+        }
+        if self.no_hashmark && !rim {
+            out.push(Doubt::NoHashmark);
+        }
+        if (0..2).any(|a| !seen_across[a] && !self.hashmark_pins[a]) && !rim {
+            out.push(Doubt::OneSided);
+        }
+        if !seen_across[0] && !seen_across[1] {
+            out.push(Doubt::CornerOnly);
+        }
+        if self.on_miniature {
+            out.push(Doubt::MiniatureOutline);
+        }
+        if self.rim_strayed_mm() > RIM_DOUBT_MM {
+            out.push(Doubt::RimStrayed);
+        }
+        if self.heading_spread_deg > HEADING_SPREAD_DOUBT_DEG {
+            out.push(Doubt::SecondHeading);
+        }
+        if facing_factor(self.facing_confidence) < DOUBT_FACTOR {
+            out.push(Doubt::FacingUnsure);
+        }
+        out
     }
 
     /// Whether both of the rim's edges show along enough of the outline (see `RIM_SEEN`).
@@ -791,8 +833,8 @@ pub fn to_ships(bases: &[FoundBase], calibration_sigma_mm: f64) -> Vec<ShipSpec>
                     sigma_mm: Some(round3(sigma_mm)),
                     sigma_deg: Some(round3(sigma_deg)),
                     confidence: Some(round3(
-                        (b.quality / 0.6).min(1.0)
-                            * (0.5 + 0.5 * b.facing_confidence)
+                        outline_factor(b.quality)
+                            * facing_factor(b.facing_confidence)
                             * if weak { 0.5 } else { 1.0 }
                             // Two headings a few degrees apart fit about as well: a judge
                             // should look (see `heading_spread`).
@@ -803,10 +845,22 @@ pub fn to_ships(bases: &[FoundBase], calibration_sigma_mm: f64) -> Vec<ShipSpec>
                             },
                     )),
                     occluded: false,
+                    doubts: b.doubts(),
                 },
             }
         })
         .collect()
+}
+
+/// The share of a base's confidence its outline support leaves it (see `to_ships`).
+fn outline_factor(quality: f64) -> f64 {
+    (quality / 0.6).min(1.0)
+}
+
+/// The share of a base's confidence its facing evidence leaves it: a good outline with
+/// no facing evidence at all keeps half.
+fn facing_factor(facing_confidence: f64) -> f64 {
+    0.5 + 0.5 * facing_confidence
 }
 
 fn round2(v: f64) -> f64 {

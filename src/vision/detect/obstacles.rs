@@ -248,7 +248,7 @@ pub fn find_obstacles(
             sigma_mm: Some((fit.sd[0].powi(2) + fit.sd[1].powi(2) + 0.25f64.powi(2)).sqrt()),
             sigma_deg: Some(fit.sd[2].to_degrees().hypot(0.2)),
             confidence: Some((fit.support * (1.0 - fit.rms / 1.6)).clamp(0.0, 1.0)),
-            occluded: false,
+            ..Quality::default()
         };
         Ok(Some(o))
     };
@@ -314,7 +314,7 @@ pub fn find_obstacles(
                     sigma_mm: Some(VIEW_MM),
                     sigma_deg: None,
                     confidence: Some(0.3),
-                    occluded: false,
+                    ..Quality::default()
                 },
             });
         }

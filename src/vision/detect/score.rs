@@ -21,6 +21,8 @@ pub struct ShipMatch {
     pub sigma_mm: Option<f64>,
     pub sigma_deg: Option<f64>,
     pub confidence: Option<f64>,
+    /// What detection said it doubts of the ship found (see [`crate::scene::Doubt`]).
+    pub doubts: Vec<crate::scene::Doubt>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -36,6 +38,9 @@ pub struct SceneScore {
     pub ships: Vec<ShipMatch>,
     pub missed_ships: Vec<String>,
     pub false_ships: usize,
+    /// The confidence of each invented ship (a judge is asked to check those below
+    /// `judge::UNSURE_CONFIDENCE`).
+    pub false_ship_confidences: Vec<Option<f64>>,
     pub obstacles: Vec<ObstacleMatch>,
     pub missed_obstacles: Vec<String>,
     /// Detected obstacles no true one matches (measured outlines among them).
@@ -81,12 +86,20 @@ pub fn score(truth: &Scene, found: &Scene, models: &Models) -> SceneScore {
                     sigma_mm: f.quality.sigma_mm,
                     sigma_deg: f.quality.sigma_deg,
                     confidence: f.quality.confidence,
+                    doubts: f.quality.doubts.clone(),
                 });
             }
             _ => out.missed_ships.push(t.id.clone()),
         }
     }
     out.false_ships = used.iter().filter(|u| !**u).count();
+    out.false_ship_confidences = found
+        .ships
+        .iter()
+        .zip(&used)
+        .filter(|(_, u)| !**u)
+        .map(|(f, _)| f.quality.confidence)
+        .collect();
     let mut used = vec![false; found.obstacles.len()];
     let found_rings: Vec<Option<Vec<[f64; 2]>>> = found
         .obstacles

@@ -279,6 +279,7 @@ fn observation(bases: &[FoundBase], calibration_sigma_mm: f64) -> Vec<ShipObserv
             sigma_mm: s.quality.sigma_mm.unwrap_or(1.0),
             sigma_deg: s.quality.sigma_deg.unwrap_or(1.0),
             confidence: s.quality.confidence.unwrap_or(0.5),
+            doubts: s.quality.doubts,
         })
         .collect()
 }
