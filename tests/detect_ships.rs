@@ -364,15 +364,24 @@ fn detect_command_refuses_bad_input_in_one_line() {
     let lines: Vec<&str> = out.trim().lines().collect();
     assert_eq!(lines[0], "0 ships (0 to check by eye), 0 obstacles");
     // Without an empty-table frame the table says what it cannot show; with one it does not.
+    // A black frame shows no mat marker: the last line says nothing checks the camera.
     assert!(
-        lines.len() == 2 && lines[1].starts_with("no --background"),
+        lines.len() == 3
+            && lines[1].starts_with("no --background")
+            && lines[2].starts_with("no mat marker in view"),
         "{out}"
     );
     let (code, out, err) = on_black(&["--background", &s(&img)]);
     assert_eq!(code, 0, "{err}");
-    assert_eq!(out.trim(), "0 ships (0 to check by eye), 0 obstacles");
+    let lines: Vec<&str> = out.trim().lines().collect();
+    assert_eq!(lines[0], "0 ships (0 to check by eye), 0 obstacles");
+    assert!(
+        lines.len() == 2 && lines[1].starts_with("no mat marker in view"),
+        "{out}"
+    );
     let (code, out, err) = on_black(&["--json"]);
     assert_eq!(code, 0, "{err}");
+    assert!(err.starts_with("warning: no mat marker in view"), "{err}");
     let scene: serde_json::Value = serde_json::from_str(&out).expect("a scene");
     assert_eq!(scene["format"], "hashmark-scene/1");
     assert_eq!(scene["ships"].as_array().map(Vec::len), Some(0));

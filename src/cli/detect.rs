@@ -2,6 +2,7 @@
 
 use super::calibrate::read_image;
 use crate::Models;
+use crate::vision::calibrate::check::TableCheck;
 use crate::vision::detect::stream::Stream;
 use crate::vision::detect::{Calibrated, Detector};
 use anyhow::{Context, bail};
@@ -49,6 +50,10 @@ pub struct DetectArgs {
     /// Streams: stop after this many frames.
     #[arg(long)]
     max_frames: Option<u64>,
+    /// One image: detect even when the mat markers say the camera or the mat has moved
+    /// since `calibrate table` (positions will be off by about as much as they moved).
+    #[arg(long)]
+    skip_table_check: bool,
 }
 
 /// What a table read without an empty-table frame cannot show: on the rendered sets every
@@ -67,6 +72,16 @@ pub fn run(a: &DetectArgs) -> anyhow::Result<()> {
     }
     if let Some(image) = &a.image {
         let frame = read_image(image)?;
+        let check = detector
+            .check_table(&frame)
+            .with_context(|| format!("{}", image.display()))?;
+        if check.is_moved() && !a.skip_table_check {
+            bail!(
+                "{}: {} (or --skip-table-check)",
+                image.display(),
+                check.describe()
+            );
+        }
         let scene = detector
             .detect(&frame)
             .with_context(|| format!("{}", image.display()))?;
@@ -76,11 +91,15 @@ pub fn run(a: &DetectArgs) -> anyhow::Result<()> {
         }
         if a.json {
             print!("{json}");
+            if !matches!(check, TableCheck::Holds { .. }) {
+                eprintln!("warning: {}", check.describe());
+            }
         } else {
             print!("{}", text_report(&scene));
             if a.background.is_none() {
                 println!("{NO_BACKGROUND}");
             }
+            println!("{}", check.describe());
         }
         return Ok(());
     }

@@ -63,6 +63,13 @@ pub fn run(args: &JudgeArgs) -> anyhow::Result<()> {
     for note in &report.unidentified {
         println!("{}", note.text);
     }
+    if let Some(check) = report
+        .calibration
+        .as_ref()
+        .and_then(|c| c.frame_check.as_ref())
+    {
+        println!("{check}");
+    }
     for p in written {
         eprintln!("wrote {}", p.display());
     }
@@ -78,8 +85,23 @@ fn from_image(args: &JudgeArgs, request: &RollRequest) -> anyhow::Result<JudgeRe
     };
     let models = crate::Models::builtin();
     let calibrated = Calibrated::load(cal_dir, models).context("--calibration")?;
-    let summary = CalibrationSummary::load(cal_dir).context("--calibration")?;
+    let mut summary = CalibrationSummary::load(cal_dir).context("--calibration")?;
     let frame = super::calibrate::read_image(image)?;
+    // A camera moved since `calibrate table` puts every position off while every sigma
+    // stays small: refused, not judged.
+    calibrated
+        .check_frame(&frame)
+        .with_context(|| format!("{}", image.display()))?;
+    let check = crate::vision::calibrate::check::check_table(
+        &frame,
+        &calibrated.camera,
+        &crate::calibration::Layout::builtin(),
+    )
+    .with_context(|| format!("{}", image.display()))?;
+    if check.is_moved() {
+        anyhow::bail!("{}: {}", image.display(), check.describe());
+    }
+    summary.frame_check = Some(check.describe());
     let background = args
         .background
         .as_ref()

@@ -32,6 +32,10 @@ pub struct CalibrationSummary {
     pub dir: String,
     pub camera: CameraSummary,
     pub table: TableSummary,
+    /// Whether the judged frame shows the mat markers where table.json puts them (see
+    /// `vision::calibrate::check`), in words; absent when not checked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frame_check: Option<String>,
 }
 
 impl CalibrationSummary {
@@ -49,6 +53,7 @@ impl CalibrationSummary {
                 marker_residuals_mm: table.marker_residuals_mm.clone(),
                 created: table.created.clone(),
             },
+            frame_check: None,
         }
     }
 

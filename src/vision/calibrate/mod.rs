@@ -3,6 +3,7 @@
 //! files these produce are `crate::calibration`'s plain types.
 
 pub mod camera;
+pub mod check;
 pub mod plots;
 pub mod projector;
 pub mod scale;

@@ -310,7 +310,7 @@ fn pick_layout_markers(
 
 /// Where the diagonals of a quadrilateral cross: the image of a square's centre under any
 /// perspective, unlike the corners' average.
-fn diagonal_crossing(c: &[[f64; 2]; 4]) -> [f64; 2] {
+pub(crate) fn diagonal_crossing(c: &[[f64; 2]; 4]) -> [f64; 2] {
     let (p, r) = (c[0], [c[2][0] - c[0][0], c[2][1] - c[0][1]]);
     let (q, s) = (c[1], [c[3][0] - c[1][0], c[3][1] - c[1][1]]);
     let denom = r[0] * s[1] - r[1] * s[0];

@@ -130,6 +130,21 @@ impl<'a> Detector<'a> {
         Ok(())
     }
 
+    /// Whether `frame` shows the mat markers where the calibration puts them (see
+    /// [`crate::vision::calibrate::check`]): a camera moved since `calibrate table` puts
+    /// every position off, with every sigma still small.
+    pub fn check_table(
+        &self,
+        frame: &Mat,
+    ) -> Result<crate::vision::calibrate::check::TableCheck, VisionError> {
+        self.cal.check_frame(frame)?;
+        crate::vision::calibrate::check::check_table(
+            frame,
+            &self.cal.camera,
+            &crate::calibration::Layout::builtin(),
+        )
+    }
+
     /// One frame to a scene: obstacles, then ships (see [`Detector::detect_full`]).
     pub fn detect(&self, frame: &Mat) -> Result<Scene, VisionError> {
         Ok(self.detect_full(frame)?.scene)

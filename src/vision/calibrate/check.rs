@@ -1,0 +1,145 @@
+//! Whether a frame still shows the table where the calibration puts it. A camera nudged
+//! by a pixel after `calibrate table` moves every detected position by a millimetre or
+//! more, with every sigma still small: the one error a judge cannot see in the figures.
+//! The mat marker cards lie outside the play area and may stay there during play, so each
+//! frame can be checked against table.json: where its markers are found, their corners
+//! must be where the calibrated camera projects the layout's corners.
+
+use super::scale::px_per_mm;
+use super::table::diagonal_crossing;
+use crate::calibration::Layout;
+use crate::vision::aruco::{self, Dict};
+use crate::vision::edges::{Grey, refine_quad};
+use crate::vision::{Camera, VisionError};
+use opencv::core::Mat;
+
+/// A marker whose centre lies further than this (px) from where the calibration projects
+/// it has moved. On the fixed rendered sets of scripts/detect-report.sh (12 tables at
+/// 1080p, 2 at 4K; the frame the table was calibrated on and the empty table's, in
+/// another light) every marker found lay within 0.2 px (0.2 mm); a camera turned by half
+/// a pixel shifts table points by about 0.7 mm at 1080p over a 3 ft table.
+pub const MOVED_PX: f64 = 0.5;
+
+/// One mat marker found in the frame.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MarkerOffset {
+    pub id: u32,
+    /// Distance of its centre from where the calibration projects it (px).
+    pub offset_px: f64,
+    /// The same on the table at the marker (mm).
+    pub offset_mm: f64,
+}
+
+/// What the frame says of the calibration.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TableCheck {
+    /// The markers found lie where table.json puts them (one card of several may have
+    /// been nudged: it is listed, and the others vouch for the camera).
+    Holds { markers: Vec<MarkerOffset> },
+    /// Two or more markers (or the only one found) lie elsewhere: the camera or the mat
+    /// moved since calibration, and every position would be off.
+    Moved { markers: Vec<MarkerOffset> },
+    /// No mat marker in view: nothing says the camera has not moved, nor that the frame
+    /// shows the table at all.
+    Unseen,
+}
+
+impl TableCheck {
+    /// The check in one line a person can act on.
+    pub fn describe(&self) -> String {
+        let list = |m: &[MarkerOffset]| {
+            m.iter()
+                .map(|m| format!("{} {:.1} px ({:.1} mm)", m.id, m.offset_px, m.offset_mm))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        match self {
+            TableCheck::Holds { markers } => {
+                let nudged: Vec<MarkerOffset> = markers
+                    .iter()
+                    .filter(|m| m.offset_px > MOVED_PX)
+                    .cloned()
+                    .collect();
+                let mut s = format!(
+                    "mat markers where the calibration puts them: {}",
+                    list(markers)
+                );
+                if !nudged.is_empty() {
+                    s.push_str(&format!(
+                        "; card {} moved, the others hold",
+                        nudged
+                            .iter()
+                            .map(|m| m.id.to_string())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ));
+                }
+                s
+            }
+            TableCheck::Moved { markers } => format!(
+                "the camera or the mat has moved since calibration: mat markers {} from where \
+                 table.json puts them (more than {MOVED_PX} px); run `hashmark calibrate table` again",
+                list(markers)
+            ),
+            TableCheck::Unseen => "no mat marker in view where the calibration puts them: \
+                nothing checks that the camera has not moved, nor that this is the table"
+                .into(),
+        }
+    }
+
+    pub fn is_moved(&self) -> bool {
+        matches!(self, TableCheck::Moved { .. })
+    }
+}
+
+/// Finds the layout's mat markers in `frame` and compares their refined corners with the
+/// calibrated camera's projection of the layout.
+pub fn check_table(
+    frame: &Mat,
+    camera: &Camera,
+    layout: &Layout,
+) -> Result<TableCheck, VisionError> {
+    let dict = Dict::parse(&layout.mat_markers.dictionary)?;
+    let found = aruco::detect(frame, dict)?;
+    let grey = Grey::from_mat(frame)?;
+    let mut markers = Vec::new();
+    for m in &layout.mat_markers.markers {
+        // A marker seen twice is no evidence either way.
+        let mut same = found.iter().filter(|d| d.id == m.id as i32);
+        let (Some(d), None) = (same.next(), same.next()) else {
+            continue;
+        };
+        let Some(want_mm) = layout.marker_corners_mm(m.id) else {
+            continue;
+        };
+        let Some(want_px) = want_mm
+            .iter()
+            .map(|p| camera.project([p[0], p[1], 0.0]))
+            .collect::<Option<Vec<[f64; 2]>>>()
+            .and_then(|v| <[[f64; 2]; 4]>::try_from(v).ok())
+        else {
+            continue;
+        };
+        let cells = aruco::marker_bits(dict, m.id as i32)?.cells;
+        let got = refine_quad(&grey, &d.corners, cells, &|p| p).unwrap_or(d.corners);
+        // The centres (where the diagonals cross) are compared, not the corners: a small
+        // marker's refinement can fail, and a detector's own corners sit up to a pixel
+        // inwards (the camera's gamma), the same way on all four, which leaves the centre.
+        let (g, w) = (diagonal_crossing(&got), diagonal_crossing(&want_px));
+        let offset_px = (g[0] - w[0]).hypot(g[1] - w[1]);
+        let scale = px_per_mm(camera, m.centre, 0.0).unwrap_or(1.0).max(1e-6);
+        markers.push(MarkerOffset {
+            id: m.id,
+            offset_px,
+            offset_mm: offset_px / scale,
+        });
+    }
+    let moved = markers.iter().filter(|m| m.offset_px > MOVED_PX).count();
+    Ok(if markers.is_empty() {
+        TableCheck::Unseen
+    } else if moved >= 2 || (moved == 1 && markers.len() == 1) {
+        TableCheck::Moved { markers }
+    } else {
+        TableCheck::Holds { markers }
+    })
+}
