@@ -9,7 +9,7 @@ use hashmark::overlay::egui::{
     self, Color32, ColorImage, Event, Key, Modifiers, Pos2, RawInput, Rect, vec2,
 };
 use hashmark::overlay::feed::{
-    Detected, FeedSender, LiveFrame, LiveImage, Projector, SourceStatus, feed,
+    Detected, FeedSender, LiveFrame, LiveImage, Projector, SourceStatus, TableCheckNote, feed,
 };
 use hashmark::overlay::live::{LiveView, ViewMode};
 use hashmark::overlay::{DEMO_SCENE_JSON, OverlayApp, Sides};
@@ -22,6 +22,8 @@ struct Harness {
     ctx: egui::Context,
     app: OverlayApp,
     tx: FeedSender,
+    /// Every text painted in the last frame.
+    texts: Vec<String>,
 }
 
 /// A pretend camera straight above the table: 1 px per 10 mm, image y down.
@@ -50,6 +52,7 @@ impl Harness {
             ctx: egui::Context::default(),
             app,
             tx,
+            texts: Vec::new(),
         };
         h.frame(vec![]);
         h
@@ -64,6 +67,21 @@ impl Harness {
         self.app.filter_raw_input(&mut raw);
         let mut out = self.ctx.run_ui(raw, |ui| self.app.ui(ui));
         out.textures_delta.clear();
+        fn texts(s: &egui::Shape, out: &mut Vec<String>) {
+            match s {
+                egui::Shape::Vec(v) => v.iter().for_each(|s| texts(s, out)),
+                egui::Shape::Text(t) => out.push(t.galley.text().to_string()),
+                _ => {}
+            }
+        }
+        self.texts.clear();
+        for c in &out.shapes {
+            texts(&c.shape, &mut self.texts);
+        }
+    }
+
+    fn shows(&self, needle: &str) -> bool {
+        self.texts.iter().any(|t| t.contains(needle))
     }
 
     fn key(&mut self, key: Key, modifiers: Modifiers) {
@@ -80,6 +98,11 @@ impl Harness {
 
     /// Posts a scene (with a small grey picture) as the worker would, then draws a frame.
     fn post(&mut self, index: u64, scene: Scene) {
+        self.post_checked(index, scene, None);
+    }
+
+    /// The same, with the frame check of a full search.
+    fn post_checked(&mut self, index: u64, scene: Scene, table_check: Option<TableCheckNote>) {
         let grabbed = Instant::now();
         self.tx.send(LiveFrame {
             index,
@@ -89,6 +112,7 @@ impl Harness {
             detection: Ok(Detected {
                 scene,
                 full_search: true,
+                table_check,
             }),
             image: Some(LiveImage {
                 image: Arc::new(ColorImage::new(
@@ -210,6 +234,39 @@ fn the_camera_view_draws_the_frame_and_the_projected_scene() {
     assert_eq!(h.app.drawn().unsure, 2);
 }
 
+/// A camera bumped during a game: the full search's frame check says the markers moved;
+/// the panel says so in red and keeps saying it over the re-fits after, and judge mode
+/// frozen then says not to rule from these positions.
+#[test]
+fn a_moved_camera_is_shown_in_the_panel_and_in_judge_mode() {
+    let mut h = Harness::new(None);
+    let holds = TableCheckNote {
+        moved: false,
+        text: "mat markers where the calibration puts them: 0 0.1 px (0.1 mm)".into(),
+    };
+    h.post_checked(0, demo_scene(), Some(holds.clone()));
+    assert_eq!(
+        h.app.live.as_ref().and_then(|l| l.table_check.clone()),
+        Some(holds)
+    );
+    assert!(h.shows("mat markers where the calibration puts them") && !h.shows("CAMERA MOVED"));
+    let moved = TableCheckNote {
+        moved: true,
+        text: "the camera or the mat has moved since calibration: mat markers 0 2.2 px (3.2 mm), \
+               1 2.3 px (3.2 mm) from where table.json puts them"
+            .into(),
+    };
+    h.post_checked(1, demo_scene(), Some(moved.clone()));
+    assert!(h.shows("CAMERA MOVED"), "{:?}", h.texts);
+    // A re-fit frame (no check of its own) keeps the warning.
+    h.post(2, demo_scene());
+    assert!(h.shows("CAMERA MOVED"));
+    h.key(Key::J, Modifiers::NONE);
+    let judge = h.app.judge.as_ref().expect("judge mode");
+    assert_eq!(judge.table_check.as_ref(), Some(&moved));
+    assert!(h.shows("do not rule from these positions"), "{:?}", h.texts);
+}
+
 #[test]
 fn a_lost_camera_and_a_bad_frame_are_shown_not_fatal() {
     let mut h = Harness::new(None);
@@ -261,6 +318,7 @@ fn the_projector_view_goes_dark_when_the_worker_asks() {
         detection: Ok(Detected {
             scene: demo_scene(),
             full_search: true,
+            table_check: None,
         }),
         image: None,
     });

@@ -245,6 +245,7 @@ impl FrameDetector for Empty {
         Ok(Detected {
             scene: Scene::new(PLAY),
             full_search: true,
+            table_check: None,
         })
     }
 }
@@ -475,6 +476,7 @@ impl FrameDetector for Counting {
         Ok(Detected {
             scene: Scene::new(PLAY),
             full_search: true,
+            table_check: None,
         })
     }
 }
@@ -499,6 +501,7 @@ impl FrameDetector for AlwaysFull {
         Ok(Detected {
             scene: Scene::new(PLAY),
             full_search: true,
+            table_check: None,
         })
     }
     fn next_is_full(&self) -> bool {

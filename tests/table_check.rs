@@ -235,3 +235,76 @@ fn detect_and_judge_refuse_a_frame_the_camera_moved_for() {
         "{json}"
     );
 }
+
+/// Streams check each full search's frame: a stale calibration is `Moved` from the first
+/// frame on and stays so over the re-fits; `detect --video` writes the check into the JSON
+/// line of every full search.
+#[test]
+fn streams_say_when_the_camera_moved() {
+    use hashmark::models::Models;
+    use hashmark::vision::detect::stream::Stream;
+    use hashmark::vision::detect::{Calibrated, Detector};
+    let (dir, truth, frame, _) = render(5);
+    let models = Models::builtin();
+    let stream_of = |camera: Camera| {
+        let cal = Calibrated {
+            camera,
+            play_area: truth.scene.play_area,
+            sigma_mm: 0.05,
+        };
+        Stream::new(Detector::new(cal, models).expect("detector"), 3)
+    };
+    for (camera, moved) in [
+        (truth.camera.clone(), false),
+        (turned(&truth.camera, 0.1), true),
+    ] {
+        let mut stream = stream_of(camera);
+        for k in 0..4 {
+            let out = stream.push(&frame).expect("frame");
+            assert_eq!(out.full, k % 3 == 0);
+            let check = out
+                .table_check
+                .expect("a check from the first full search on");
+            assert_eq!(check.is_moved(), moved, "frame {k}: {check:?}");
+            if !moved {
+                assert!(matches!(check, TableCheck::Holds { .. }), "{check:?}");
+            }
+        }
+    }
+    // The command: three frames of the table as MJPG, read with a stale calibration.
+    let d = dir.path();
+    let avi = d.join("table.avi").to_string_lossy().into_owned();
+    let fourcc = opencv::videoio::VideoWriter::fourcc('M', 'J', 'P', 'G').expect("fourcc");
+    let mut writer =
+        opencv::videoio::VideoWriter::new(&avi, fourcc, 10.0, (1920, 1080).into(), true)
+            .expect("writer");
+    for _ in 0..3 {
+        opencv::prelude::VideoWriterTrait::write(&mut writer, &frame).expect("frame");
+    }
+    opencv::prelude::VideoWriterTrait::release(&mut writer).expect("release");
+    let stale = d.join("stale");
+    std::fs::create_dir_all(&stale).expect("dir");
+    write_calibration(&stale, &turned(&truth.camera, 0.1));
+    let (code, out, err) = hashmark(&[
+        "detect",
+        "--calibration",
+        &stale.to_string_lossy(),
+        "--video",
+        &avi,
+        "--full-every",
+        "2",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect();
+    assert_eq!(lines.len(), 3);
+    for l in &lines {
+        let full = l["full_search"].as_bool().expect("full_search");
+        assert_eq!(l.get("table_check").is_some(), full, "{l}");
+        if full {
+            assert_eq!(l["table_check"]["state"], "moved", "{l}");
+        }
+    }
+}

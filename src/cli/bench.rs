@@ -56,6 +56,7 @@ fn run_detect(a: &BenchDetectArgs) -> anyhow::Result<()> {
     let models = Models::builtin();
     let mut all = SceneScore::default();
     let (mut full_ms, mut refit_ms, mut roll_ms) = (Vec::new(), Vec::new(), Vec::new());
+    let mut check_ms = Vec::new();
     let mut beside: Vec<Beside> = Vec::new();
     println!(
         "{:<14} {:>9} {:>5} {:>5} {:>6} {:>7} {:>7} {:>7} {:>6} {:>6} {:>7} {:>8} {:>8} {:>7}",
@@ -105,6 +106,15 @@ fn run_detect(a: &BenchDetectArgs) -> anyhow::Result<()> {
             times.push(t.elapsed().as_secs_f64() * 1000.0);
         }
         let refit = median(times);
+        // The frame check a stream runs with every full search (the mat markers against
+        // table.json).
+        let mut times = Vec::new();
+        for _ in 0..a.runs.max(1) {
+            let t = Instant::now();
+            let _ = det.check_table(&frame)?;
+            times.push(t.elapsed().as_secs_f64() * 1000.0);
+        }
+        check_ms.push(median(times));
         // Roll every ship both ways on the detected scene.
         let t = Instant::now();
         roll_every_ship(&found.scene, models);
@@ -198,12 +208,14 @@ fn run_detect(a: &BenchDetectArgs) -> anyhow::Result<()> {
         );
     }
     let (full, refit, roll) = (median(full_ms), median(refit_ms), median(roll_ms));
+    let check = median(check_ms);
     println!(
-        "speed (median): full detection {full:.0} ms ({:.1} fps); re-fit of known ships {refit:.1} ms; roll of every ship both ways {roll:.2} ms",
+        "speed (median): full detection {full:.0} ms ({:.1} fps); re-fit of known ships {refit:.1} ms; roll of every ship both ways {roll:.2} ms; frame check {check:.1} ms",
         1000.0 / full
     );
     for every in [1u64, 5, 10] {
-        let per = (full + (every - 1) as f64 * refit) / every as f64 + roll;
+        // A stream's full search frame checks the mat markers too.
+        let per = (full + check + (every - 1) as f64 * refit) / every as f64 + roll;
         println!(
             "stream, full search every {every:>2} frames: {per:.1} ms per frame with rolls = {:.1} fps",
             1000.0 / per

@@ -145,13 +145,24 @@ pub fn run(a: &DetectArgs) -> anyhow::Result<()> {
         let out = stream
             .push(&frame)
             .with_context(|| format!("{what}, frame {n}"))?;
-        let line = serde_json::json!({
+        let mut line = serde_json::json!({
             "frame": n,
             "time_ms": (start.elapsed().as_secs_f64() * 1000.0).round(),
             "detect_ms": (t.elapsed().as_secs_f64() * 10000.0).round() / 10.0,
             "full_search": out.full,
             "scene": out.scene,
         });
+        // With each full search: whether the camera still sees the table as calibrated.
+        if let Some(check) = out.table_check.as_ref().filter(|_| out.full) {
+            line["table_check"] = serde_json::json!({
+                "state": match check {
+                    TableCheck::Holds { .. } => "holds",
+                    TableCheck::Moved { .. } => "moved",
+                    TableCheck::Unseen => "unseen",
+                },
+                "text": check.describe(),
+            });
+        }
         writeln!(sink, "{line}")?;
         n += 1;
     }

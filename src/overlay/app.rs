@@ -264,7 +264,11 @@ impl OverlayApp {
     pub fn toggle_judge(&mut self) {
         match self.judge.take() {
             Some(j) => self.view = j.view_before,
-            None => self.judge = Some(JudgeMode::freeze(&self.state, self.view)),
+            None => {
+                let mut j = JudgeMode::freeze(&self.state, self.view);
+                j.table_check = self.live.as_ref().and_then(|l| l.table_check.clone());
+                self.judge = Some(j);
+            }
         }
     }
 

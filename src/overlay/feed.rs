@@ -36,6 +36,17 @@ pub struct Detected {
     pub scene: Scene,
     /// Whether this frame ran the full search (else the cheap re-fit of known ships).
     pub full_search: bool,
+    /// With a full search: whether the frame showed the mat markers where the calibration
+    /// puts them (`vision::calibrate::check`, in words).
+    pub table_check: Option<TableCheckNote>,
+}
+
+/// The frame check as the UI shows it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TableCheckNote {
+    /// The camera or the mat moved since calibration: every position is off.
+    pub moved: bool,
+    pub text: String,
 }
 
 /// One frame from the worker.
@@ -309,6 +320,7 @@ mod tests {
                     height_mm: 914.4,
                 }),
                 full_search: true,
+                table_check: None,
             }),
             image: None,
         }

@@ -36,6 +36,9 @@ pub struct JudgeMode {
     pub export_button: Option<Rect>,
     /// Zoom on the ship in the next frame: the view's size is only known there.
     zoom_pending: bool,
+    /// On a live source, the frame check of the latest full search when frozen: a camera
+    /// moved since calibration is said here in red, since every position is off.
+    pub table_check: Option<super::feed::TableCheckNote>,
 }
 
 impl JudgeMode {
@@ -49,6 +52,7 @@ impl JudgeMode {
             exported: None,
             export_button: None,
             zoom_pending: true,
+            table_check: None,
         }
     }
 
@@ -133,6 +137,17 @@ impl JudgeMode {
             None => {}
         }
         ui.separator();
+        if let Some(c) = self.table_check.as_ref().filter(|c| c.moved) {
+            ui.label(
+                RichText::new(format!(
+                    "CAMERA MOVED since calibration: do not rule from these positions; \
+                     recalibrate the table. {}",
+                    c.text
+                ))
+                .color(ILLEGAL)
+                .strong(),
+            );
+        }
         if let Some(note) = self
             .frozen
             .scene

@@ -98,6 +98,9 @@ pub struct LiveView {
     pub frame_error: Option<String>,
     /// The latest frame shown: its number, whether it was a full search.
     pub last_frame: Option<(u64, bool)>,
+    /// The latest full search's frame check: whether the camera still sees the table as
+    /// calibrated.
+    pub table_check: Option<super::feed::TableCheckNote>,
     /// Grab to verdict on screen.
     pub latency: Samples,
     /// Grab to the end of detection.
@@ -132,6 +135,7 @@ impl LiveView {
             status: SourceStatus::Starting("starting…".into()),
             frame_error: None,
             last_frame: None,
+            table_check: None,
             latency: Samples::default(),
             detect: Samples::default(),
             worker: Samples::default(),
@@ -183,6 +187,9 @@ impl LiveView {
                 state.replace_table(detected.scene, table);
                 self.frame_error = None;
                 self.last_frame = Some((frame.index, detected.full_search));
+                if detected.table_check.is_some() {
+                    self.table_check = detected.table_check;
+                }
                 self.detect
                     .push(frame.detected.saturating_duration_since(frame.grabbed));
                 self.worker
@@ -215,6 +222,24 @@ impl LiveView {
             Some((text, false)) => RichText::new(format!("live: {text}")),
         };
         ui.label(status);
+        // A camera moved since calibration puts every position off: said in red, at the
+        // top, with what to do; otherwise the markers' figures, small.
+        match &self.table_check {
+            Some(c) if c.moved => {
+                ui.label(
+                    RichText::new(format!(
+                        "CAMERA MOVED: every position is off; recalibrate the table (K). {}",
+                        c.text
+                    ))
+                    .color(super::paint::ILLEGAL)
+                    .strong(),
+                );
+            }
+            Some(c) => {
+                ui.label(RichText::new(&c.text).small());
+            }
+            None => {}
+        }
         let ms = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.0}"));
         if let Some((index, full)) = self.last_frame {
             ui.label(

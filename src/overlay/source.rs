@@ -96,6 +96,10 @@ impl FrameDetector for Stream<'_> {
             .map(|f| Detected {
                 scene: f.scene,
                 full_search: f.full,
+                table_check: f.table_check.map(|c| super::feed::TableCheckNote {
+                    moved: c.is_moved(),
+                    text: c.describe(),
+                }),
             })
             .map_err(|e| e.to_string())
     }

@@ -15,6 +15,7 @@ use crate::geometry::{Point, Pose};
 use crate::scene::{ObstacleSpec, Scene};
 use crate::track::{ShipObservation, Tracker, TrackerOptions};
 use crate::vision::VisionError;
+use crate::vision::calibrate::check::TableCheck;
 use crate::vision::edges::Grey;
 use opencv::core::Mat;
 use opencv::prelude::*;
@@ -39,13 +40,15 @@ pub struct Stream<'a> {
     /// A full detection every this many frames (1: every frame); unused beside.
     pub full_every: u64,
     beside: Option<Beside>,
+    /// The latest full search's frame check.
+    table_check: Option<TableCheck>,
 }
 
 /// The full search on its own thread: one frame at a time goes to it, its detection comes
 /// back when it is done, and the frames in between are re-fitted without waiting.
 struct Beside {
     jobs: Sender<Mat>,
-    done: Receiver<Result<Detection, VisionError>>,
+    done: Receiver<Result<(Detection, TableCheck), VisionError>>,
     /// A frame is with the search now.
     busy: bool,
     /// Frames pushed since the frame in hand went to the search, and between the last two
@@ -75,7 +78,7 @@ impl Beside {
             .spawn(move || {
                 // Ends when the stream (the jobs' sender) is gone.
                 while let Ok(frame) = inbox.recv() {
-                    if outbox.send(detector.detect_full(&frame)).is_err() {
+                    if outbox.send(searched(&detector, &frame)).is_err() {
                         break;
                     }
                 }
@@ -96,6 +99,17 @@ pub struct StreamFrame {
     pub scene: Scene,
     /// Whether this frame ran the full search (else a re-fit of the known ships).
     pub full: bool,
+    /// Whether the latest full search's frame showed the mat markers where the
+    /// calibration puts them (see [`crate::vision::calibrate::check`]; fresh when `full`):
+    /// a camera bumped during a game moves every position while every sigma stays small,
+    /// and the stream says so.
+    pub table_check: Option<TableCheck>,
+}
+
+/// The full search of one frame and the frame check that goes with it.
+fn searched(detector: &Detector, frame: &Mat) -> Result<(Detection, TableCheck), VisionError> {
+    let d = detector.detect_full(frame)?;
+    Ok((d, detector.check_table(frame)?))
 }
 
 impl<'a> Stream<'a> {
@@ -111,6 +125,7 @@ impl<'a> Stream<'a> {
             frame: 0,
             full_every: full_every.max(1),
             beside: None,
+            table_check: None,
         }
     }
 
@@ -128,18 +143,18 @@ impl<'a> Stream<'a> {
 
     /// Takes the next frame; returns the tracked scene.
     pub fn push(&mut self, frame: &Mat) -> Result<StreamFrame, VisionError> {
-        let (full, (observed, occluders)) = if self.beside.is_some() {
+        let (table_check, (observed, occluders)) = if self.beside.is_some() {
             self.push_beside(frame)?
+        } else if self.next_is_full() {
+            let (d, check) = searched(&self.detector, frame)?;
+            (Some(check), self.take_full(d))
         } else {
-            let full = self.next_is_full();
-            let found = if full {
-                let d = self.detector.detect_full(frame)?;
-                self.take_full(d)
-            } else {
-                self.refit(frame)?
-            };
-            (full, found)
+            (None, self.refit(frame)?)
         };
+        let full = table_check.is_some();
+        if table_check.is_some() {
+            self.table_check = table_check;
+        }
         self.frame += 1;
         let obs: Vec<ShipObservation> = observation(&observed, self.detector.cal.sigma_mm);
         self.measured = observed;
@@ -147,7 +162,11 @@ impl<'a> Stream<'a> {
         let mut scene = Scene::new(self.detector.cal.play_area);
         scene.ships = ships;
         scene.obstacles = self.obstacles.clone();
-        Ok(StreamFrame { scene, full })
+        Ok(StreamFrame {
+            scene,
+            full,
+            table_check: self.table_check.clone(),
+        })
     }
 
     /// A frame of a stream whose search runs beside: the first frame is searched here (a
@@ -158,7 +177,7 @@ impl<'a> Stream<'a> {
     fn push_beside(
         &mut self,
         frame: &Mat,
-    ) -> Result<(bool, (Vec<FoundBase>, Vec<Vec<Point>>)), VisionError> {
+    ) -> Result<(Option<TableCheck>, (Vec<FoundBase>, Vec<Vec<Point>>)), VisionError> {
         let first = self.frame == 0;
         let finished = match self.beside.as_mut() {
             Some(b) if b.busy => match b.done.try_recv() {
@@ -175,19 +194,18 @@ impl<'a> Stream<'a> {
             _ => None,
         };
         let found = if first {
-            let d = self.detector.detect_full(frame)?;
-            Some(self.take_full(d))
-        } else if let Some(d) = finished {
+            let (d, check) = searched(&self.detector, frame)?;
+            Some((check, self.take_full(d)))
+        } else if let Some((d, check)) = finished {
             let (bases, hands) = self.take_full(d);
             self.measured = bases;
-            Some((self.refit(frame)?.0, hands))
+            Some((check, (self.refit(frame)?.0, hands)))
         } else {
             None
         };
-        let full = found.is_some();
-        let found = match found {
-            Some(f) => f,
-            None => self.refit(frame)?,
+        let (check, found) = match found {
+            Some((check, f)) => (Some(check), f),
+            None => (None, self.refit(frame)?),
         };
         if let Some(b) = self.beside.as_mut() {
             b.since_sent += 1;
@@ -207,7 +225,7 @@ impl<'a> Stream<'a> {
                 .max(3 * pace.saturating_add(1));
             self.tracker.options_mut().drop_frames = keep;
         }
-        Ok((full, found))
+        Ok((check, found))
     }
 
     /// What a full search found, with the stream's memory applied: obstacles a hand hides
