@@ -292,46 +292,6 @@ fn bad_frames() {
     );
 }
 
-/// Writes camera.json and table.json for a camera (as `hashmark calibrate` would).
-fn write_calibration(dir: &std::path::Path, camera: &hashmark::vision::Camera) {
-    use hashmark::calibration::files::CalibrationFile;
-    use hashmark::calibration::{CameraFile, TableFile};
-    let cam = CameraFile {
-        format: "hashmark-camera/1".into(),
-        image_size: camera.image_size,
-        camera_matrix: camera.camera_matrix,
-        distortion: camera.distortion,
-        rms_px: 0.2,
-        views: 12,
-        std_dev: None,
-        table_uncertainty_mm: Some(0.1),
-        created: None,
-    };
-    let table = TableFile {
-        format: "hashmark-table/1".into(),
-        image_size: camera.image_size,
-        rvec: Some(camera.rvec),
-        tvec: Some(camera.tvec),
-        homography: None,
-        marker_residuals_mm: Default::default(),
-        created: None,
-    };
-    cam.save(&dir.join("camera.json")).expect("camera.json");
-    table.save(&dir.join("table.json")).expect("table.json");
-}
-
-fn hashmark(args: &[&str]) -> (i32, String, String) {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_hashmark"))
-        .args(args)
-        .output()
-        .expect("run hashmark");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
 #[test]
 fn detect_command_refuses_bad_input_in_one_line() {
     let dir = tempfile::tempdir().expect("temp dir");
@@ -344,7 +304,8 @@ fn detect_command_refuses_bad_input_in_one_line() {
     let black =
         Mat::new_rows_cols_with_default(1080, 1920, CV_8UC3, Scalar::all(0.0)).expect("mat");
     std::fs::write(&img, cv::encode_png(&black).expect("png")).expect("write");
-    let (code, out, err) = hashmark(&["detect", "--calibration", &s(&cal), "--image", &s(&img)]);
+    let (code, out, err) =
+        common::hashmark(&["detect", "--calibration", &s(&cal), "--image", &s(&img)]);
     assert_eq!(code, 2);
     assert!(
         out.is_empty() && err.trim().lines().count() == 1 && err.contains("camera.json"),
@@ -352,12 +313,12 @@ fn detect_command_refuses_bad_input_in_one_line() {
     );
     // With a calibration: a black frame is an empty scene, not an error.
     let camera = hashmark::vision::sim::camera_for(5, Resolution::Hd1080, [914.4, 914.4]);
-    write_calibration(&cal, &camera);
+    common::write_calibration(&cal, &camera);
     let on_black = |extra: &[&str]| {
         let (cal, img) = (s(&cal), s(&img));
         let mut args = vec!["detect", "--calibration", &cal, "--image", &img];
         args.extend_from_slice(extra);
-        hashmark(&args)
+        common::hashmark(&args)
     };
     let (code, out, err) = on_black(&[]);
     assert_eq!(code, 0, "{err}");
@@ -389,7 +350,8 @@ fn detect_command_refuses_bad_input_in_one_line() {
     let jpg = cv::encode_jpeg(&black, 90).expect("jpeg");
     let cut = d.join("cut.jpg");
     std::fs::write(&cut, &jpg[..jpg.len() / 3]).expect("write");
-    let (code, _, err) = hashmark(&["detect", "--calibration", &s(&cal), "--image", &s(&cut)]);
+    let (code, _, err) =
+        common::hashmark(&["detect", "--calibration", &s(&cal), "--image", &s(&cut)]);
     assert_eq!(code, 2);
     assert!(
         err.trim().lines().count() == 1 && err.contains("cut.jpg"),
@@ -399,7 +361,8 @@ fn detect_command_refuses_bad_input_in_one_line() {
     let small = d.join("small.png");
     let m = Mat::new_rows_cols_with_default(480, 640, CV_8UC3, Scalar::all(40.0)).expect("mat");
     std::fs::write(&small, cv::encode_png(&m).expect("png")).expect("write");
-    let (code, _, err) = hashmark(&["detect", "--calibration", &s(&cal), "--image", &s(&small)]);
+    let (code, _, err) =
+        common::hashmark(&["detect", "--calibration", &s(&cal), "--image", &s(&small)]);
     assert_eq!(code, 2);
     assert!(
         err.trim().lines().count() == 1 && err.contains("640x480"),
@@ -422,7 +385,7 @@ fn detect_command_refuses_bad_input_in_one_line() {
         let (cal, avi) = (s(&cal), s(&avi));
         args.extend([cal.as_str(), "--video", avi.as_str()]);
         args.extend_from_slice(schedule);
-        let (code, out, err) = hashmark(&args);
+        let (code, out, err) = common::hashmark(&args);
         assert_eq!(code, 0, "{schedule:?}: {err}");
         let lines: Vec<serde_json::Value> = out
             .lines()
@@ -436,7 +399,7 @@ fn detect_command_refuses_bad_input_in_one_line() {
                 .all(|l| l["scene"]["ships"].as_array().map(Vec::len) == Some(0))
         );
     }
-    let (code, _, err) = hashmark(&[
+    let (code, _, err) = common::hashmark(&[
         "detect",
         "--calibration",
         &s(&cal),
@@ -449,7 +412,7 @@ fn detect_command_refuses_bad_input_in_one_line() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("--full-every"), "{err}");
     // A video that does not exist.
-    let (code, _, err) = hashmark(&[
+    let (code, _, err) = common::hashmark(&[
         "detect",
         "--calibration",
         &s(&cal),

@@ -5,6 +5,9 @@
 //! black frame, a photo of something else) is said to be unchecked.
 #![cfg(feature = "vision")]
 
+mod common;
+
+use common::{hashmark, write_calibration};
 use hashmark::calibration::Layout;
 use hashmark::vision::calibrate::check::{MOVED_PX, TableCheck, check_table};
 use hashmark::vision::sim::{SimOptions, Truth, simulate};
@@ -98,48 +101,6 @@ fn a_moved_camera_is_caught_and_a_still_one_holds() {
         "{}",
         none.describe()
     );
-}
-
-/// Writes camera.json and table.json for a camera (as `hashmark calibrate` would).
-fn write_calibration(dir: &std::path::Path, camera: &Camera) {
-    use hashmark::calibration::files::CalibrationFile;
-    use hashmark::calibration::{CameraFile, TableFile};
-    CameraFile {
-        format: "hashmark-camera/1".into(),
-        image_size: camera.image_size,
-        camera_matrix: camera.camera_matrix,
-        distortion: camera.distortion,
-        rms_px: 0.2,
-        views: 12,
-        std_dev: None,
-        table_uncertainty_mm: Some(0.1),
-        created: None,
-    }
-    .save(&dir.join("camera.json"))
-    .expect("camera.json");
-    TableFile {
-        format: "hashmark-table/1".into(),
-        image_size: camera.image_size,
-        rvec: Some(camera.rvec),
-        tvec: Some(camera.tvec),
-        homography: None,
-        marker_residuals_mm: Default::default(),
-        created: None,
-    }
-    .save(&dir.join("table.json"))
-    .expect("table.json");
-}
-
-fn hashmark(args: &[&str]) -> (i32, String, String) {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_hashmark"))
-        .args(args)
-        .output()
-        .expect("run hashmark");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
 }
 
 #[test]

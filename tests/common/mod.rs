@@ -105,3 +105,45 @@ pub fn demo_scene_detected(
     std::fs::write(&path, scene.to_string()).expect("write");
     (dir, path)
 }
+
+/// Writes camera.json and table.json for a camera (as `hashmark calibrate` would).
+#[cfg(feature = "vision")]
+pub fn write_calibration(dir: &std::path::Path, camera: &hashmark::vision::Camera) {
+    use hashmark::calibration::files::CalibrationFile;
+    use hashmark::calibration::{CameraFile, TableFile};
+    let cam = CameraFile {
+        format: "hashmark-camera/1".into(),
+        image_size: camera.image_size,
+        camera_matrix: camera.camera_matrix,
+        distortion: camera.distortion,
+        rms_px: 0.2,
+        views: 12,
+        std_dev: None,
+        table_uncertainty_mm: Some(0.1),
+        created: None,
+    };
+    let table = TableFile {
+        format: "hashmark-table/1".into(),
+        image_size: camera.image_size,
+        rvec: Some(camera.rvec),
+        tvec: Some(camera.tvec),
+        homography: None,
+        marker_residuals_mm: Default::default(),
+        created: None,
+    };
+    cam.save(&dir.join("camera.json")).expect("camera.json");
+    table.save(&dir.join("table.json")).expect("table.json");
+}
+
+/// Runs the built `hashmark` binary: (exit code, stdout, stderr).
+pub fn hashmark(args: &[&str]) -> (i32, String, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_hashmark"))
+        .args(args)
+        .output()
+        .expect("run hashmark");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
