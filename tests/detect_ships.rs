@@ -1229,3 +1229,67 @@ fn a_search_beside_the_refits_finds_a_rolled_ship_without_holding_up_frames() {
     );
     assert!(d < 0.5, "the rolled ship is {d:.2} mm from the reference");
 }
+
+/// How well the base fit alone finds a base's heading when nothing hides it: the random
+/// tables of seeds 1-6 (1080p) and 1-2 (4K) rendered with every miniature shrunk to a
+/// speck, each true base fitted from two starts 0.4 mm and 0.8 deg off either way with
+/// the final settings. Both starts settle on the same heading (within 0.1 deg but for
+/// two, 0.18 and 0.26), so what remains is the edge model's own error on the token's print and the mat
+/// beside the base, not the optimiser. Measured: small bases 0.48 deg RMS at 1080p
+/// (27-37 px per side; single bases up to 1.1 deg), medium 0.12, large 0.15; small 0.20
+/// at 4K. So at 1080p the 0.3 deg is out of reach for small bases even unhidden;
+/// medium and large bases and 4K meet it. (Weighing edge points away from the rim less,
+/// `art_bias_scale`, is near its best: 0.42-0.48 for 0.5-1.5, 0.86 without it.)
+/// `cargo test --release --test detect_ships -- --ignored --nocapture the_fit_alone`
+#[test]
+#[ignore]
+fn the_fit_alone_on_bases_without_miniatures() {
+    use hashmark::vision::detect::base_fit::{BaseGuess, BaseShape, fit_base};
+    use hashmark::vision::sim::scene_gen::random_scene;
+    use hashmark::vision::sim::{camera_for, photograph, world::World};
+    let models = Models::builtin();
+    let shape = BaseShape::from_models(models);
+    let rms_by_size = |resolution: Resolution, seeds: std::ops::Range<u64>| {
+        let mut errors: Vec<(BaseSize, f64)> = Vec::new();
+        for seed in seeds {
+            let scene = random_scene(seed, models);
+            let camera = camera_for(seed, resolution, [914.4, 914.4]);
+            let mut world = World::build(&scene, seed, seed, models).expect("world");
+            for s in &mut world.ships {
+                (s.mini.a, s.mini.b, s.mini.hz, s.mini.radius) = (0.3, 0.3, 0.3, 0.5);
+            }
+            let jpg = photograph(&world, &camera, seed, 3).expect("render");
+            let grey = hashmark::vision::edges::Grey::from_mat(&cv::decode(&jpg).expect("decode"))
+                .expect("grey");
+            for t in &scene.ships {
+                let half = models.bases.get(t.size).width_mm / 2.0;
+                for (d, turn) in [(0.4, 0.8), (-0.4, -0.8)] {
+                    let guess = BaseGuess {
+                        centre: [t.x + d, t.y - d],
+                        angle: (t.heading_deg + turn).to_radians(),
+                        half,
+                    };
+                    let fit = fit_base(&grey, &camera, &shape, guess, 0.5).expect("a fit");
+                    let e = (fit.angle.to_degrees() - t.heading_deg).rem_euclid(90.0);
+                    errors.push((t.size, if e > 45.0 { e - 90.0 } else { e }));
+                }
+            }
+        }
+        [BaseSize::Small, BaseSize::Medium, BaseSize::Large].map(|size| {
+            let e: Vec<f64> = errors.iter().filter(|e| e.0 == size).map(|e| e.1).collect();
+            let rms = (e.iter().map(|v| v * v).sum::<f64>() / e.len().max(1) as f64).sqrt();
+            eprintln!(
+                "{resolution:?} {size:?}: {} fits, heading RMS {rms:.2} deg",
+                e.len()
+            );
+            (e.len(), rms)
+        })
+    };
+    let hd = rms_by_size(Resolution::Hd1080, 1..7);
+    assert!(hd.iter().all(|(n, _)| *n > 0), "every size fitted: {hd:?}");
+    // Regression bounds a little over what is measured (see above).
+    assert!(hd[0].1 <= 0.6, "small at 1080p: {:.2} deg", hd[0].1);
+    assert!(hd[1].1 <= 0.3 && hd[2].1 <= 0.3, "medium, large: {hd:?}");
+    let uhd = rms_by_size(Resolution::Uhd4k, 1..3);
+    assert!(uhd[0].1 <= 0.3, "small at 4K: {:.2} deg", uhd[0].1);
+}
