@@ -57,6 +57,7 @@ fn run_detect(a: &BenchDetectArgs) -> anyhow::Result<()> {
     let mut all = SceneScore::default();
     let (mut full_ms, mut refit_ms, mut roll_ms) = (Vec::new(), Vec::new(), Vec::new());
     let mut check_ms = Vec::new();
+    let mut checks = Vec::new();
     let mut beside: Vec<Beside> = Vec::new();
     println!(
         "{:<14} {:>9} {:>5} {:>5} {:>6} {:>7} {:>7} {:>7} {:>6} {:>6} {:>7} {:>8} {:>8} {:>7}",
@@ -109,12 +110,14 @@ fn run_detect(a: &BenchDetectArgs) -> anyhow::Result<()> {
         // The frame check a stream runs with every full search (the mat markers against
         // table.json).
         let mut times = Vec::new();
+        let mut check = None;
         for _ in 0..a.runs.max(1) {
             let t = Instant::now();
-            let _ = det.check_table(&frame)?;
+            check = Some(det.check_table(&frame)?);
             times.push(t.elapsed().as_secs_f64() * 1000.0);
         }
         check_ms.push(median(times));
+        checks.push(check.context("no run")?);
         // Roll every ship both ways on the detected scene.
         let t = Instant::now();
         roll_every_ship(&found.scene, models);
@@ -176,6 +179,7 @@ fn run_detect(a: &BenchDetectArgs) -> anyhow::Result<()> {
         all.outlines_on_missed_ships,
     );
     print_doubts(&all);
+    print_checks(&checks);
     // What a judge can lean on: bases found with a small sigma, apart from those the
     // detector itself flags as uncertain; and those judge mode does not ask to check.
     let unsure = crate::judge::UNSURE_CONFIDENCE;
@@ -347,6 +351,33 @@ fn print_doubts(all: &SceneScore) {
         all.false_ship_confidences
             .iter()
             .filter(|c| c.is_some_and(|c| c >= unsure))
+            .count()
+    );
+}
+
+/// The frame check over the scenes (each frame against its own calibration): how far the
+/// markers lay from where the calibration puts them, and how many scenes it would refuse.
+fn print_checks(checks: &[crate::vision::calibrate::check::TableCheck]) {
+    use crate::vision::calibrate::check::TableCheck;
+    let offsets: Vec<f64> = checks
+        .iter()
+        .flat_map(|c| match c {
+            TableCheck::Holds { markers } | TableCheck::Moved { markers } => {
+                markers.iter().map(|m| m.offset_px).collect()
+            }
+            TableCheck::Unseen => Vec::new(),
+        })
+        .collect();
+    println!(
+        "frame check: {} markers found on {} scenes, within {:.2} px (median {:.2}); {} scenes refused as moved, {} with no marker",
+        offsets.len(),
+        checks.len(),
+        offsets.iter().copied().fold(0.0, f64::max),
+        median(offsets.clone()),
+        checks.iter().filter(|c| c.is_moved()).count(),
+        checks
+            .iter()
+            .filter(|c| matches!(c, TableCheck::Unseen))
             .count()
     );
 }
