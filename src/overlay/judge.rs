@@ -140,8 +140,8 @@ impl JudgeMode {
         if let Some(c) = self.table_check.as_ref().filter(|c| c.moved) {
             ui.label(
                 RichText::new(format!(
-                    "CAMERA MOVED since calibration: do not rule from these positions; \
-                     recalibrate the table. {}",
+                    "CAMERA MOVED since calibration, do not rule from these positions; \
+                     recalibrate the table: {}",
                     c.text
                 ))
                 .color(ILLEGAL)

@@ -228,7 +228,7 @@ impl LiveView {
             Some(c) if c.moved => {
                 ui.label(
                     RichText::new(format!(
-                        "CAMERA MOVED: every position is off; recalibrate the table (K). {}",
+                        "CAMERA MOVED, every position is off; recalibrate the table (K): {}",
                         c.text
                     ))
                     .color(super::paint::ILLEGAL)
