@@ -2,8 +2,8 @@
 //! by a pixel after `calibrate table` moves every detected position by a millimetre or
 //! more, with every sigma still small: the one error a judge cannot see in the figures.
 //! The mat marker cards lie outside the play area and may stay there during play, so each
-//! frame can be checked against table.json: where its markers are found, their corners
-//! must be where the calibrated camera projects the layout's corners.
+//! frame can be checked against table.json: where its markers are found, their centres
+//! must be where the calibrated camera projects the layout's.
 
 use super::scale::px_per_mm;
 use super::table::diagonal_crossing;
@@ -87,13 +87,15 @@ impl TableCheck {
         }
     }
 
+    /// Whether the frame is to be refused: every position read through the calibration
+    /// would be off.
     pub fn is_moved(&self) -> bool {
         matches!(self, TableCheck::Moved { .. })
     }
 }
 
-/// Finds the layout's mat markers in `frame` and compares their refined corners with the
-/// calibrated camera's projection of the layout.
+/// Finds the layout's mat markers in `frame` (each once) and compares their centres, from
+/// the refined corners, with the calibrated camera's projection of the layout.
 pub fn check_table(
     frame: &Mat,
     camera: &Camera,
