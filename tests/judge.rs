@@ -712,6 +712,35 @@ mod overlay {
         assert_eq!(h.app.state.sides, Sides::Right);
     }
 
+    /// On a live source judge mode's report states the calibration detection read, as
+    /// `judge --image` does, with the frame check it froze; a camera moved since
+    /// calibration is said in red. Without readable files the export still works.
+    #[test]
+    fn judge_mode_reports_the_calibration_and_the_frame_check() {
+        use hashmark::overlay::feed::TableCheckNote;
+        let tmp = tempfile::tempdir().expect("tmp");
+        let mut h = Harness::demo();
+        h.app.calibration_dir = Some(super::calibration_dir(&tmp.path().join("cal")));
+        h.key(Key::J);
+        let moved = TableCheckNote {
+            moved: true,
+            text: "the camera or the mat has moved since calibration: mat markers 0 2.2 px".into(),
+        };
+        let j = h.app.judge.as_mut().expect("judge mode");
+        assert_eq!(j.calibration_dir, h.app.calibration_dir);
+        j.table_check = Some(moved.clone());
+        let report = j.report().expect("report");
+        let cal = report.calibration.as_ref().expect("the calibration");
+        assert_eq!(cal.camera.rms_px, 0.2698);
+        assert_eq!(cal.frame_check.as_deref(), Some(moved.text.as_str()));
+        h.frame(vec![]);
+        assert!(h.shows("do not rule from these positions"));
+        // The files gone: no calibration in the report, and nothing fails.
+        let j = h.app.judge.as_mut().expect("judge mode");
+        j.calibration_dir = Some(tmp.path().join("nowhere"));
+        assert!(j.report().expect("report").calibration.is_none());
+    }
+
     #[test]
     fn the_panel_button_enters_and_escape_leaves() {
         let mut h = Harness::demo();

@@ -235,6 +235,7 @@ fn live_app(source: &Source, a: &OverlayArgs) -> anyhow::Result<OverlayApp> {
         a.projector_calibration.clone(),
         frames.clone(),
     ));
+    app.calibration_dir = Some(a.calibration.clone());
     // After the panel rewrote table.json: the same source, detected with the new files.
     let (dir, full_every, search_beside) = (a.calibration.clone(), a.full_every, a.search_beside);
     app.restart_live = Some(Box::new(move || {

@@ -101,6 +101,9 @@ pub struct OverlayApp {
     /// A live source (image, video, camera): its feed, the camera view's picture and the
     /// latency. `None` for a scene.
     pub live: Option<LiveView>,
+    /// On a live source, the calibration directory detection reads (for judge mode's
+    /// report).
+    pub calibration_dir: Option<std::path::PathBuf>,
     camera_drawn: CameraDrawn,
     /// The projector output (`--projector`, `--view projector`): `None` without its
     /// calibration.
@@ -130,6 +133,7 @@ impl OverlayApp {
             last_judged: None,
             judge: None,
             live: None,
+            calibration_dir: None,
             camera_drawn: CameraDrawn::default(),
             projector: None,
             #[cfg(feature = "vision")]
@@ -267,6 +271,7 @@ impl OverlayApp {
             None => {
                 let mut j = JudgeMode::freeze(&self.state, self.view);
                 j.table_check = self.live.as_ref().and_then(|l| l.table_check.clone());
+                j.calibration_dir = self.calibration_dir.clone();
                 self.judge = Some(j);
             }
         }

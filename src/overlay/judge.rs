@@ -39,6 +39,9 @@ pub struct JudgeMode {
     /// On a live source, the frame check of the latest full search when frozen: a camera
     /// moved since calibration is said here in red, since every position is off.
     pub table_check: Option<super::feed::TableCheckNote>,
+    /// On a live source, the calibration directory detection reads: the export states its
+    /// files' residuals and dates, and the frame check, as `judge --image` does.
+    pub calibration_dir: Option<PathBuf>,
 }
 
 impl JudgeMode {
@@ -53,6 +56,7 @@ impl JudgeMode {
             export_button: None,
             zoom_pending: true,
             table_check: None,
+            calibration_dir: None,
         }
     }
 
@@ -74,8 +78,18 @@ impl JudgeMode {
             ReportSource::Overlay {
                 source: self.frozen.source.clone(),
             },
-            None,
+            self.calibration_summary(),
         ))
+    }
+
+    /// The calibration the frozen scene was detected through, read when the report is
+    /// made (the panel may have rewritten it since the freeze: then what was used is gone,
+    /// and the files as they are now are stated); none when the files cannot be read.
+    fn calibration_summary(&self) -> Option<judge::CalibrationSummary> {
+        let dir = self.calibration_dir.as_ref()?;
+        let mut summary = judge::CalibrationSummary::load(dir).ok()?;
+        summary.frame_check = self.table_check.as_ref().map(|c| c.text.clone());
+        Some(summary)
     }
 
     /// Writes the report into a fresh directory under `out_base` and remembers the outcome
