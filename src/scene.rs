@@ -96,6 +96,15 @@ impl Doubt {
         }
     }
 
+    /// Several reasons for a table, comma-separated.
+    pub fn shorts(doubts: &[Doubt]) -> String {
+        doubts
+            .iter()
+            .map(|d| d.short())
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
     /// Whether the doubt is about where the base lies (else only which way it faces).
     pub fn is_about_position(self) -> bool {
         self != Doubt::FacingUnsure

@@ -400,8 +400,7 @@ fn print_ships(s: &SceneScore) {
             if m.doubts.is_empty() {
                 String::new()
             } else {
-                let why: Vec<&str> = m.doubts.iter().map(|d| d.short()).collect();
-                format!("  ({})", why.join(", "))
+                format!("  ({})", crate::scene::Doubt::shorts(&m.doubts))
             }
         );
     }

@@ -2,6 +2,7 @@
 
 use super::calibrate::read_image;
 use crate::Models;
+use crate::scene::Doubt;
 use crate::vision::calibrate::check::TableCheck;
 use crate::vision::detect::stream::Stream;
 use crate::vision::detect::{Calibrated, Detector};
@@ -155,11 +156,7 @@ pub fn run(a: &DetectArgs) -> anyhow::Result<()> {
         // With each full search: whether the camera still sees the table as calibrated.
         if let Some(check) = out.table_check.as_ref().filter(|_| out.full) {
             line["table_check"] = serde_json::json!({
-                "state": match check {
-                    TableCheck::Holds { .. } => "holds",
-                    TableCheck::Moved { .. } => "moved",
-                    TableCheck::Unseen => "unseen",
-                },
+                "state": check.state(),
                 "text": check.describe(),
             });
         }
@@ -220,11 +217,10 @@ pub fn text_report(scene: &crate::scene::Scene) -> String {
             opt(q.sigma_deg, 2),
             opt(q.confidence, 2),
             if crate::judge::DetectionNote::is_unsure(s) {
-                let why: Vec<&str> = q.doubts.iter().map(|d| d.short()).collect();
-                if why.is_empty() {
+                if q.doubts.is_empty() {
                     "  check by eye".to_string()
                 } else {
-                    format!("  check by eye: {}", why.join(", "))
+                    format!("  check by eye: {}", Doubt::shorts(&q.doubts))
                 }
             } else {
                 String::new()

@@ -89,15 +89,9 @@ fn from_image(args: &JudgeArgs, request: &RollRequest) -> anyhow::Result<JudgeRe
     let frame = super::calibrate::read_image(image)?;
     // A camera moved since `calibrate table` puts every position off while every sigma
     // stays small: refused, not judged.
-    calibrated
-        .check_frame(&frame)
+    let check = calibrated
+        .check_table(&frame)
         .with_context(|| format!("{}", image.display()))?;
-    let check = crate::vision::calibrate::check::check_table(
-        &frame,
-        &calibrated.camera,
-        &crate::calibration::Layout::builtin(),
-    )
-    .with_context(|| format!("{}", image.display()))?;
     if check.is_moved() {
         anyhow::bail!("{}: {}", image.display(), check.describe());
     }

@@ -87,6 +87,15 @@ impl TableCheck {
         }
     }
 
+    /// The check in a word, for machine-read output: holds, moved or unseen.
+    pub fn state(&self) -> &'static str {
+        match self {
+            TableCheck::Holds { .. } => "holds",
+            TableCheck::Moved { .. } => "moved",
+            TableCheck::Unseen => "unseen",
+        }
+    }
+
     /// Whether the frame is to be refused: every position read through the calibration
     /// would be off.
     pub fn is_moved(&self) -> bool {

@@ -137,17 +137,29 @@ impl FoundBase {
     /// the three rendered sets this doubts 6 more fits, all 0.18-0.96 mm off (4 of them
     /// were not flagged: of 121, now 117).
     pub fn is_weak(&self) -> bool {
+        !self.weak_doubts().is_empty()
+    }
+
+    /// The reasons that make the fit weak (see `is_weak`), each as its `Doubt`.
+    fn weak_doubts(&self) -> Vec<Doubt> {
         let sup = self.fit.side_support;
         let seen_across = [
             sup[0].min(sup[2]) >= WEAK_ACROSS,
             sup[1].min(sup[3]) >= WEAK_ACROSS,
         ];
-        let corner = !seen_across[0] && !seen_across[1];
+        let rim = self.rim_seen();
         let unpinned = (0..2).any(|a| !seen_across[a] && !self.hashmark_pins[a]);
-        ((self.quality < WEAK_QUALITY || self.no_hashmark || unpinned) && !self.rim_seen())
-            || corner
-            || self.on_miniature
-            || self.rim_strayed_mm() > RIM_DOUBT_MM
+        [
+            (self.quality < WEAK_QUALITY && !rim, Doubt::LittleOutline),
+            (self.no_hashmark && !rim, Doubt::NoHashmark),
+            (unpinned && !rim, Doubt::OneSided),
+            (!seen_across[0] && !seen_across[1], Doubt::CornerOnly),
+            (self.on_miniature, Doubt::MiniatureOutline),
+            (self.rim_strayed_mm() > RIM_DOUBT_MM, Doubt::RimStrayed),
+        ]
+        .into_iter()
+        .filter_map(|(weak, d)| weak.then_some(d))
+        .collect()
     }
 
     /// Every reason detection doubts this base for (see `Doubt`): those that make it weak
@@ -156,30 +168,9 @@ impl FoundBase {
     /// Every base reported under `judge::UNSURE_CONFIDENCE` has one: without them its
     /// confidence is at least `DOUBT_FACTOR` squared (0.72).
     pub fn doubts(&self) -> Vec<Doubt> {
-        let sup = self.fit.side_support;
-        let seen_across = [
-            sup[0].min(sup[2]) >= WEAK_ACROSS,
-            sup[1].min(sup[3]) >= WEAK_ACROSS,
-        ];
-        let rim = self.rim_seen();
-        let mut out = Vec::new();
-        if (self.quality < WEAK_QUALITY && !rim) || outline_factor(self.quality) < DOUBT_FACTOR {
-            out.push(Doubt::LittleOutline);
-        }
-        if self.no_hashmark && !rim {
-            out.push(Doubt::NoHashmark);
-        }
-        if (0..2).any(|a| !seen_across[a] && !self.hashmark_pins[a]) && !rim {
-            out.push(Doubt::OneSided);
-        }
-        if !seen_across[0] && !seen_across[1] {
-            out.push(Doubt::CornerOnly);
-        }
-        if self.on_miniature {
-            out.push(Doubt::MiniatureOutline);
-        }
-        if self.rim_strayed_mm() > RIM_DOUBT_MM {
-            out.push(Doubt::RimStrayed);
+        let mut out = self.weak_doubts();
+        if outline_factor(self.quality) < DOUBT_FACTOR && !out.contains(&Doubt::LittleOutline) {
+            out.insert(0, Doubt::LittleOutline);
         }
         if self.heading_spread_deg > HEADING_SPREAD_DOUBT_DEG {
             out.push(Doubt::SecondHeading);

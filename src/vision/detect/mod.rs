@@ -65,6 +65,20 @@ impl Calibrated {
         })
     }
 
+    /// Whether `frame` (of the calibration's size) shows the mat markers where the
+    /// calibration puts them (see [`crate::vision::calibrate::check`]).
+    pub fn check_table(
+        &self,
+        frame: &Mat,
+    ) -> Result<crate::vision::calibrate::check::TableCheck, VisionError> {
+        self.check_frame(frame)?;
+        crate::vision::calibrate::check::check_table(
+            frame,
+            &self.camera,
+            &crate::calibration::Layout::builtin(),
+        )
+    }
+
     /// Refuses a frame of another size than the calibration's.
     pub fn check_frame(&self, frame: &Mat) -> Result<(), VisionError> {
         let size = frame.size()?;
@@ -137,12 +151,7 @@ impl<'a> Detector<'a> {
         &self,
         frame: &Mat,
     ) -> Result<crate::vision::calibrate::check::TableCheck, VisionError> {
-        self.cal.check_frame(frame)?;
-        crate::vision::calibrate::check::check_table(
-            frame,
-            &self.cal.camera,
-            &crate::calibration::Layout::builtin(),
-        )
+        self.cal.check_table(frame)
     }
 
     /// One frame to a scene: obstacles, then ships (see [`Detector::detect_full`]).
