@@ -6,6 +6,8 @@
 //! is where detection shows what it invents when nothing of the game is there.
 #![cfg(feature = "vision")]
 
+mod common;
+
 use hashmark::judge::UNSURE_CONFIDENCE;
 use hashmark::models::Models;
 use hashmark::vision::calibrate::check::TableCheck;
@@ -104,4 +106,55 @@ fn real_photos_of_something_else_are_unchecked_and_never_panic() {
         "{} confident ships on photos of something else",
         totals[1]
     );
+}
+
+/// Through the commands, a photo of something else is refused in one line before any
+/// detection: no mat marker is in view, so nothing says it is the table (the issue's
+/// "clear message"), and `--skip-table-check` is named as the way on for a table whose
+/// cards were taken away. The judge refuses it too and writes no report.
+#[test]
+fn detect_and_judge_refuse_real_photos_of_something_else() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let s = |p: &std::path::Path| p.to_string_lossy().into_owned();
+    for (i, rel) in PHOTOS.iter().enumerate() {
+        let path = realdata(rel);
+        let bytes = std::fs::read(&path).expect("the real photo");
+        let frame = cv::decode(&bytes).expect("decode");
+        let size = opencv::prelude::MatTraitConst::size(&frame).expect("size");
+        let cal = dir.path().join(format!("cal{i}"));
+        std::fs::create_dir_all(&cal).expect("dir");
+        let camera = hashmark::vision::sim::camera_for(
+            500 + i as u64,
+            Resolution::Custom(size.width as u32, size.height as u32),
+            [914.4, 914.4],
+        );
+        common::write_calibration(&cal, &camera);
+        let (code, out, err) =
+            common::hashmark(&["detect", "--calibration", &s(&cal), "--image", &s(&path)]);
+        assert_eq!(code, 2, "{rel}: {out}");
+        assert!(
+            out.is_empty()
+                && err.trim().lines().count() == 1
+                && err.contains("no mat marker in view")
+                && err.contains("--skip-table-check"),
+            "{rel}: {err}"
+        );
+        if i == 0 {
+            let report = dir.path().join("report");
+            let (code, _, err) = common::hashmark(&[
+                "judge",
+                "--image",
+                &s(&path),
+                "--calibration",
+                &s(&cal),
+                "--ship",
+                "s1",
+                "--out",
+                &s(&report),
+            ]);
+            assert_eq!(code, 2, "{err}");
+            assert!(err.contains("no mat marker in view"), "{err}");
+            assert!(!report.exists());
+        }
+    }
 }

@@ -311,7 +311,8 @@ fn detect_command_refuses_bad_input_in_one_line() {
         out.is_empty() && err.trim().lines().count() == 1 && err.contains("camera.json"),
         "{err}"
     );
-    // With a calibration: a black frame is an empty scene, not an error.
+    // With a calibration: a black frame shows no mat marker, so nothing says it is the
+    // table: refused in one line that names the way on.
     let camera = hashmark::vision::sim::camera_for(5, Resolution::Hd1080, [914.4, 914.4]);
     common::write_calibration(&cal, &camera);
     let on_black = |extra: &[&str]| {
@@ -321,18 +322,28 @@ fn detect_command_refuses_bad_input_in_one_line() {
         common::hashmark(&args)
     };
     let (code, out, err) = on_black(&[]);
+    assert_eq!(code, 2, "{out}");
+    assert!(
+        out.is_empty()
+            && err.trim().lines().count() == 1
+            && err.contains("no mat marker in view")
+            && err.contains("--skip-table-check"),
+        "{err}"
+    );
+    // Asked to go on: an empty scene, not an error.
+    let (code, out, err) = on_black(&["--skip-table-check"]);
     assert_eq!(code, 0, "{err}");
     let lines: Vec<&str> = out.trim().lines().collect();
     assert_eq!(lines[0], "0 ships (0 to check by eye), 0 obstacles");
     // Without an empty-table frame the table says what it cannot show; with one it does not.
-    // A black frame shows no mat marker: the last line says nothing checks the camera.
+    // The last line says nothing checks the camera.
     assert!(
         lines.len() == 3
             && lines[1].starts_with("no --background")
             && lines[2].starts_with("no mat marker in view"),
         "{out}"
     );
-    let (code, out, err) = on_black(&["--background", &s(&img)]);
+    let (code, out, err) = on_black(&["--skip-table-check", "--background", &s(&img)]);
     assert_eq!(code, 0, "{err}");
     let lines: Vec<&str> = out.trim().lines().collect();
     assert_eq!(lines[0], "0 ships (0 to check by eye), 0 obstacles");
@@ -340,7 +351,7 @@ fn detect_command_refuses_bad_input_in_one_line() {
         lines.len() == 2 && lines[1].starts_with("no mat marker in view"),
         "{out}"
     );
-    let (code, out, err) = on_black(&["--json"]);
+    let (code, out, err) = on_black(&["--skip-table-check", "--json"]);
     assert_eq!(code, 0, "{err}");
     assert!(err.starts_with("warning: no mat marker in view"), "{err}");
     let scene: serde_json::Value = serde_json::from_str(&out).expect("a scene");

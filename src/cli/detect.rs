@@ -52,7 +52,8 @@ pub struct DetectArgs {
     #[arg(long)]
     max_frames: Option<u64>,
     /// One image: detect even when the mat markers say the camera or the mat has moved
-    /// since `calibrate table` (positions will be off by about as much as they moved).
+    /// since `calibrate table` (positions will be off by about as much as they moved), or
+    /// when no mat marker is in view (nothing then says that this is the table).
     #[arg(long)]
     skip_table_check: bool,
 }
@@ -76,7 +77,7 @@ pub fn run(a: &DetectArgs) -> anyhow::Result<()> {
         let check = detector
             .check_table(&frame)
             .with_context(|| format!("{}", image.display()))?;
-        if check.is_moved() && !a.skip_table_check {
+        if check.refuses() && !a.skip_table_check {
             bail!(
                 "{}: {} (or --skip-table-check)",
                 image.display(),

@@ -33,6 +33,11 @@ pub struct JudgeArgs {
     #[cfg(feature = "vision")]
     #[arg(long, requires = "image")]
     calibration: Option<PathBuf>,
+    /// With --image: judge even when the mat markers say the camera or the mat has moved
+    /// since `calibrate table`, or when no mat marker is in view; the report records it.
+    #[cfg(feature = "vision")]
+    #[arg(long, requires = "image")]
+    skip_table_check: bool,
     /// Id of the ship that rolls.
     #[arg(long)]
     ship: String,
@@ -92,8 +97,12 @@ fn from_image(args: &JudgeArgs, request: &RollRequest) -> anyhow::Result<JudgeRe
     let check = calibrated
         .check_table(&frame)
         .with_context(|| format!("{}", image.display()))?;
-    if check.is_moved() {
-        anyhow::bail!("{}: {}", image.display(), check.describe());
+    if check.refuses() && !args.skip_table_check {
+        anyhow::bail!(
+            "{}: {} (or --skip-table-check)",
+            image.display(),
+            check.describe()
+        );
     }
     summary.frame_check = Some(check.describe());
     let background = args

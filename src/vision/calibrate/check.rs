@@ -82,7 +82,8 @@ impl TableCheck {
                 list(markers)
             ),
             TableCheck::Unseen => "no mat marker in view where the calibration puts them: \
-                nothing checks that the camera has not moved, nor that this is the table"
+                nothing checks that the camera has not moved, nor that this is the table \
+                (its marker cards stay beside the play area)"
                 .into(),
         }
     }
@@ -100,6 +101,15 @@ impl TableCheck {
     /// would be off.
     pub fn is_moved(&self) -> bool {
         matches!(self, TableCheck::Moved { .. })
+    }
+
+    /// Whether one image is to be refused unless the user says otherwise: moved (every
+    /// position would be off), or no marker at all (a photo of something else, a black
+    /// frame, the cards taken away: detection would invent ships on a checkerboard's
+    /// squares or report positions nothing vouches for). A stream is not refused on one
+    /// frame: a hand or a passing player may hide every card for a moment.
+    pub fn refuses(&self) -> bool {
+        !matches!(self, TableCheck::Holds { .. })
     }
 }
 
