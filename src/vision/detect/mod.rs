@@ -10,6 +10,7 @@ pub mod obstacles;
 pub mod ortho;
 pub mod score;
 pub mod stream;
+pub mod token_lines;
 
 use crate::calibration::files::CalibrationFile;
 use crate::calibration::{CameraFile, TableFile};
