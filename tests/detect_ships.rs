@@ -827,6 +827,26 @@ fn a_rim_pulled_far_from_its_prior_is_doubted() {
     assert!(confident_wrong.is_empty(), "{confident_wrong:.2?}");
 }
 
+// Seed 6's s6, a medium base whose token its miniature hides, was missed: the search's
+// loose rim took the miniature's outline for the token's edge and strayed to 4.0 mm, past
+// what a base has, so the fit was thrown away though it lay 0.2 mm from the truth. Fitted
+// again from there with the rim held, it settles (measured: 0.22 mm, 0.03 deg, confidence
+// 0.98 through the calibration from images; on the fixed set no other base changed but one
+// invented one, flagged, moved). Its neighbour s1, almost wholly under its miniature, stays
+// missed.
+#[test]
+fn a_search_fit_whose_rim_strays_is_fitted_again_with_it_held() {
+    let (truth, scene) = detected(6);
+    let s = score(&truth.scene, &scene, Models::builtin());
+    let s6 = s.ships.iter().find(|m| m.id == "s6");
+    eprintln!("{s6:?}");
+    let s6 = s6.expect("seed 6's s6 found");
+    assert!(
+        s6.centre_error_mm < 0.5 && s6.heading_error_deg.abs() < 0.5,
+        "{s6:?}"
+    );
+}
+
 // At 4K the rim's two edges (the silhouette and the token's edge, 1.6-2 mm apart) come apart
 // in the image, and a fit that finds both along a stretch of its outline is on a base's rim
 // however little of the outline shows: seed 33's s2 and s6 (a third of their outline each,
