@@ -76,9 +76,10 @@ fn detect_photo(rel: &str, seed: u64) -> (usize, usize, usize, usize) {
 /// Measured: 238 ships on the ten photos, 9 of them with a confidence of 0.65 or more
 /// (the target is none; checkerboards and marker grids are full of dark squares
 /// with bright insides). 234 and 8 before the search fitted a square whose rim strayed
-/// again with the rim held: those squares are doubted, but a blob with a doubted base is
-/// searched once more with the miniatures taken out, and one such search found a square
-/// it trusts (trusting the second fits themselves made 16). What tells a user that this
+/// again with the rim held: those squares are doubted (trusted, they made 16), and which
+/// start of which blob the ninth confident one now comes from is not traced yet (a fit
+/// that once left the search empty-handed now stays its best, and the starts after it
+/// are weighed against it). What tells a user that this
 /// is not the table is the frame check: `detect --image` and `judge --image` refuse each
 /// photo (next test). This bound keeps the confident ones from growing.
 #[test]
