@@ -308,7 +308,14 @@ fn scan(s: &Sampler, fit: &BaseFit, inner: f64, sign: f64) -> Option<f64> {
         let phi = fit.angle + off;
         let (u, n) = ([phi.cos(), phi.sin()], [-phi.sin(), phi.cos()]);
         let (mut sum, mut count) = (0.0, 0usize);
-        for r in stations(fit.angle, phi, inner).into_iter().step_by(2) {
+        // Every other pair of stations (+r and -r), so both halves of the line count.
+        let rs = stations(fit.angle, phi, inner);
+        for r in rs
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| i % 4 < 2)
+            .map(|(_, r)| *r)
+        {
             let p = [fit.centre[0] + r * u[0], fit.centre[1] + r * u[1]];
             if s.hidden(p) {
                 continue;
