@@ -1321,8 +1321,8 @@ fn rms(v: &[f64]) -> f64 {
 /// Measured, outline: small bases 0.48 deg RMS at 1080p (27-37 px per side; single bases
 /// up to 1.1 deg), medium 0.12, large 0.15; small 0.20 at 4K. So at 1080p the 0.3
 /// deg is out of the outline's reach for small bases even unhidden. The arc lines, on the
-/// same fits, show on 36 of 40 small ones at 1080p and every other: small 0.27 deg RMS
-/// (those fits' outline: 0.46), medium 0.07, large 0.01; small 0.09 at 4K. (Weighing edge
+/// same fits, show on every one: small 0.26 deg RMS at 1080p, medium 0.07, large 0.03;
+/// small 0.09 at 4K. (Weighing edge
 /// points away from the rim less, `art_bias_scale`, is near its best: 0.42-0.48 for
 /// 0.5-1.5, 0.86 without it.)
 /// `cargo test --release --test detect_ships -- --ignored --nocapture the_fit_alone`
