@@ -353,18 +353,14 @@ pub fn line_turn(
         minis,
     };
     let inner = fit.half - fit.rim;
-    let model = ProfileModel::new();
+    // The same for every base and every frame: made once.
+    static MODEL: std::sync::OnceLock<ProfileModel> = std::sync::OnceLock::new();
+    let model = MODEL.get_or_init(ProfileModel::new);
     let mut lines = Vec::new();
     for sign in [1.0, -1.0] {
         let off = scan(&s, fit, inner, sign)?;
         let phi = fit.angle + off;
-        let pts = ridge_points(
-            &s,
-            &model,
-            fit.centre,
-            phi,
-            &stations(fit.angle, phi, inner),
-        );
+        let pts = ridge_points(&s, model, fit.centre, phi, &stations(fit.angle, phi, inner));
         let (t0, slope, sigma, kept) = fit_line(&pts)?;
         lines.push((phi + slope.atan(), t0, sigma, kept));
     }
