@@ -3,7 +3,9 @@
 //! is one, else from a wide median of the view) and is not a ship forms regions of
 //! plausible size (`segment`); each region is matched against the standard outlines by
 //! chamfer distance over a full turn (`coarse`), and the best few are fitted to the edges
-//! of the camera frame itself to a fraction of a pixel (`refine`). A region no standard
+//! of the camera frame itself to a fraction of a pixel (`refine`). Without a background a
+//! token may be one region with the art it touches: such a region is split where it
+//! narrows, or else into its grey and coloured parts (`segment`). A region no standard
 //! outline fits is reported as its measured polygon when a background frame vouches for it.
 
 mod coarse;
@@ -254,7 +256,8 @@ pub fn find_obstacles(
     };
     let (min_px, max_px) = (0.3 * min_area / px_area, 2.0 * max_area / px_area);
     // The standard outlines a region holds: itself, or, when none fits it, the parts it
-    // falls into when opened (a token joined to a nebula's or planet's edge by a neck).
+    // falls into when opened (a token joined to a nebula's or planet's edge by a neck), or
+    // else its grey parts (a token joined to coloured art along a whole side).
     // With an empty-table frame the art is not in the difference, and no split is tried (a
     // part split from a ship's region there once matched a small asteroid).
     let in_region = |region: &segment::Region| -> Result<Vec<ObstacleSpec>, VisionError> {
@@ -278,6 +281,16 @@ pub fn find_obstacles(
             if !parts.is_empty() {
                 return Ok(parts);
             }
+        }
+        // Joined along a side, not by a neck: a grey token across coloured art.
+        if background.is_none() {
+            let mut parts = Vec::new();
+            for (part, own) in segment::grey_parts(region, &ortho, min_px, max_px)? {
+                if let Some(o) = standard(&part.contour, Some(&own), part.area_px, part.centroid)? {
+                    parts.push(o);
+                }
+            }
+            return Ok(parts);
         }
         Ok(Vec::new())
     };
@@ -346,7 +359,13 @@ pub fn find_obstacles(
             let matched = outlines.iter().any(|o| ring_contains(o, c));
             let from_faint = faint.iter().any(|f| ring_contains(&region.contour, *f));
             if from_faint && !matched {
-                found.extend(in_region(region)?);
+                // A part of the region found before (as a grey part of it) is not found
+                // twice.
+                for o in in_region(region)? {
+                    if !found.iter().any(|f| same_placement(f, &o)) {
+                        found.push(o);
+                    }
+                }
             }
         }
     }
@@ -369,6 +388,17 @@ pub fn find_obstacles(
     }
     Ok(found)
 }
+
+/// Two placements of one standard model within a few millimetres: one token found twice.
+fn same_placement(a: &ObstacleSpec, b: &ObstacleSpec) -> bool {
+    match (a.model.as_ref(), b.model.as_ref(), a.x, a.y, b.x, b.y) {
+        (Some(ma), Some(mb), Some(xa), Some(ya), Some(xb), Some(yb)) => {
+            ma == mb && (xa - xb).hypot(ya - yb) < SAME_PLACEMENT_MM
+        }
+        _ => false,
+    }
+}
+const SAME_PLACEMENT_MM: f64 = 5.0;
 
 /// How well a fit explains the edges: support first, residual second.
 fn merit(f: &Fit) -> f64 {

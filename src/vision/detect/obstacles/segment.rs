@@ -326,6 +326,142 @@ pub fn split(
     Ok(out)
 }
 
+/// The parts of a region that are much less colourful than the rest of it: a grey token
+/// that lies across a planet's limb or a nebula's edge is one region with the art, joined
+/// along a whole side rather than by a neck that an opening could cut (seed 9's asteroid on
+/// a planet's rim: a region of 4000 mm2 where the token is 1100). The region's lit pixels
+/// are divided in two by their saturation (Otsu's threshold), and only when the two
+/// classes differ clearly (a token is grey where the art is coloured) are the grey ones
+/// its parts. The line between grey and colour is an edge of the token, so every boundary
+/// point of a part counts as real.
+pub fn grey_parts(
+    region: &Region,
+    ortho: &Mat,
+    min_px: f64,
+    max_px: f64,
+) -> Result<Vec<(Region, Vec<bool>)>, VisionError> {
+    let contour: Vector<Point> = region
+        .contour
+        .iter()
+        .map(|p| Point::new(p[0] as i32, p[1] as i32))
+        .collect();
+    // A margin around the region, so that the morphology below does not erode a part
+    // where it touches the region's bounding box.
+    const PAD: i32 = 3;
+    let rect = imgproc::bounding_rect(&contour)?;
+    let size = ortho.size()?;
+    let (w, h) = (rect.width + 2 * PAD, rect.height + 2 * PAD);
+    let shift = Point::new(PAD - rect.x, PAD - rect.y);
+    let local: Vector<Point> = contour.iter().map(|p| p + shift).collect();
+    let mut fill = Mat::zeros(h, w, core::CV_8UC1)?.to_mat()?;
+    draw(&mut fill, local, -1)?;
+    // Saturation (max - min) / max of every lit pixel of the region (dark pixels, the bare
+    // space between the art, have no colour to tell).
+    let mut sat = vec![-1f32; (w * h) as usize];
+    let mut hist = [0u32; SAT_BINS];
+    for r in 0..h {
+        let vr = r - shift.y;
+        if vr < 0 || vr >= size.height {
+            continue;
+        }
+        let (row, inside) = (ortho.at_row::<core::Vec3b>(vr)?, fill.at_row::<u8>(r)?);
+        for c in 0..w {
+            let vc = c - shift.x;
+            if vc < 0 || vc >= size.width || inside[c as usize] == 0 {
+                continue;
+            }
+            let p = row[vc as usize];
+            if let (Some(&mx), Some(&mn)) = (p.0.iter().max(), p.0.iter().min())
+                && mx >= GREY_MIN_VALUE
+            {
+                let s = f32::from(mx - mn) / f32::from(mx);
+                sat[(r * w + c) as usize] = s;
+                hist[((s * SAT_BINS as f32) as usize).min(SAT_BINS - 1)] += 1;
+            }
+        }
+    }
+    let Some((t, low_mean, high_mean)) = otsu(&hist) else {
+        return Ok(Vec::new());
+    };
+    if high_mean - low_mean < GREY_SEPARATION {
+        return Ok(Vec::new());
+    }
+    let mut grey = Mat::zeros(h, w, core::CV_8UC1)?.to_mat()?;
+    for r in 0..h {
+        let g = grey.at_row_mut::<u8>(r)?;
+        for (c, slot) in g.iter_mut().enumerate() {
+            let s = sat[r as usize * w as usize + c];
+            if s >= 0.0 && s < t {
+                *slot = 255;
+            }
+        }
+    }
+    // Stars and the art's grey specks go; a token's face stays whole.
+    let k3 = disc_kernel(3)?;
+    let cleaned = morph(
+        &morph(&grey, imgproc::MORPH_CLOSE, &k3, 1)?,
+        imgproc::MORPH_OPEN,
+        &k3,
+        1,
+    )?;
+    let back = |x: f64, y: f64| [x - f64::from(shift.x), y - f64::from(shift.y)];
+    Ok(outer_contours(&cleaned, min_px, max_px)?
+        .into_iter()
+        .map(|b| {
+            let real = vec![true; b.contour.len()];
+            (
+                Region {
+                    contour: b
+                        .contour
+                        .iter()
+                        .map(|p| back(f64::from(p.x), f64::from(p.y)))
+                        .collect(),
+                    area_px: b.area_px,
+                    centroid: back(b.centroid[0], b.centroid[1]),
+                    contrast: region.contrast,
+                },
+                real,
+            )
+        })
+        .collect())
+}
+
+/// Saturation histogram bins.
+const SAT_BINS: usize = 64;
+/// How far apart (in saturation, 0..1) the grey and the coloured class's means must be for
+/// the region to be a grey token against coloured art: the rendered planet's face is about
+/// 0.3 and its rocks under 0.1.
+const GREY_SEPARATION: f64 = 0.15;
+
+/// Otsu's threshold of a histogram over 0..1: the threshold (a bin's lower edge) and the
+/// two classes' means; `None` when one class would be empty.
+fn otsu(hist: &[u32]) -> Option<(f32, f64, f64)> {
+    let n = hist.len();
+    let centre = |i: usize| (i as f64 + 0.5) / n as f64;
+    let total: f64 = hist.iter().map(|h| f64::from(*h)).sum();
+    let sum: f64 = hist
+        .iter()
+        .enumerate()
+        .map(|(i, h)| f64::from(*h) * centre(i))
+        .sum();
+    let (mut w0, mut s0) = (0.0, 0.0);
+    let mut best: Option<(f64, usize, f64, f64)> = None;
+    for (i, h) in hist.iter().enumerate().take(n - 1) {
+        w0 += f64::from(*h);
+        s0 += f64::from(*h) * centre(i);
+        let w1 = total - w0;
+        if w0 == 0.0 || w1 == 0.0 {
+            continue;
+        }
+        let (m0, m1) = (s0 / w0, (sum - s0) / w1);
+        let between = w0 * w1 * (m0 - m1).powi(2);
+        if best.is_none_or(|b| between > b.0) {
+            best = Some((between, i + 1, m0, m1));
+        }
+    }
+    best.map(|(_, i, m0, m1)| (i as f32 / n as f32, m0, m1))
+}
+
 /// A morphological operation `iterations` times, with nothing beyond the image's border
 /// (a region touching the view's edge is eroded there, not extended).
 fn morph(src: &Mat, op: i32, kernel: &Mat, iterations: i32) -> Result<Mat, VisionError> {
@@ -405,6 +541,124 @@ mod tests {
             let real = own.iter().filter(|r| **r).count() as f64 / own.len() as f64;
             assert!((0.85..0.99).contains(&real), "{real}");
         }
+    }
+
+    /// The region (view pixels) of everything brighter than the mat in a BGR view.
+    fn lit_region(view: &Mat) -> Region {
+        let mut grey = Mat::default();
+        imgproc::cvt_color_def(view, &mut grey, imgproc::COLOR_BGR2GRAY).unwrap();
+        let mut bin = Mat::default();
+        imgproc::threshold(&grey, &mut bin, 40.0, 255.0, imgproc::THRESH_BINARY).unwrap();
+        let blobs = outer_contours(&bin, 100.0, 1e6).unwrap();
+        assert_eq!(blobs.len(), 1);
+        let b = &blobs[0];
+        Region {
+            contour: b
+                .contour
+                .iter()
+                .map(|p| [f64::from(p.x), f64::from(p.y)])
+                .collect(),
+            area_px: b.area_px,
+            centroid: b.centroid,
+            contrast: 60.0,
+        }
+    }
+
+    fn fill_rect(m: &mut Mat, x: i32, y: i32, w: i32, h: i32, bgr: [f64; 3]) {
+        imgproc::rectangle(
+            m,
+            core::Rect::new(x, y, w, h),
+            Scalar::new(bgr[0], bgr[1], bgr[2], 0.0),
+            -1,
+            imgproc::LINE_8,
+            0,
+        )
+        .unwrap();
+    }
+
+    #[test]
+    fn a_grey_token_across_coloured_art_is_its_own_part() {
+        // Dark space, a planet's face in the rendered teal (#73A3A8) and a grey token
+        // (#676868) lying across its lower edge: one region, joined along a whole side.
+        let mut view = Mat::new_rows_cols_with_default(
+            100,
+            120,
+            core::CV_8UC3,
+            Scalar::new(21.0, 22.0, 28.0, 0.0),
+        )
+        .unwrap();
+        fill_rect(&mut view, 10, 10, 80, 40, [168.0, 163.0, 115.0]);
+        fill_rect(&mut view, 55, 35, 35, 35, [104.0, 104.0, 103.0]);
+        let region = lit_region(&view);
+        let parts = grey_parts(&region, &view, 200.0, 5000.0).unwrap();
+        assert_eq!(
+            parts.len(),
+            1,
+            "{:?}",
+            parts.iter().map(|p| p.0.area_px).collect::<Vec<_>>()
+        );
+        let (part, real) = &parts[0];
+        // The token's 35 x 35 px (its contour runs through its outer pixels' centres).
+        assert!(
+            (part.area_px - 34.0 * 34.0).abs() < 60.0,
+            "{}",
+            part.area_px
+        );
+        assert!((part.centroid[0] - 72.0).abs() < 1.0, "{:?}", part.centroid);
+        assert!((part.centroid[1] - 52.0).abs() < 1.0, "{:?}", part.centroid);
+        assert!(real.iter().all(|r| *r));
+    }
+
+    #[test]
+    fn a_region_of_one_colour_has_no_grey_part() {
+        // The same shapes in two shades of one colour (a nebula's brighter core): nothing
+        // to split by saturation.
+        let mut view = Mat::new_rows_cols_with_default(
+            100,
+            120,
+            core::CV_8UC3,
+            Scalar::new(21.0, 22.0, 28.0, 0.0),
+        )
+        .unwrap();
+        fill_rect(&mut view, 10, 10, 80, 40, [168.0, 163.0, 115.0]);
+        fill_rect(&mut view, 55, 35, 35, 35, [140.0, 136.0, 96.0]);
+        let region = lit_region(&view);
+        assert!(
+            grey_parts(&region, &view, 200.0, 5000.0)
+                .unwrap()
+                .is_empty()
+        );
+        // And a grey token alone is all grey: no colour to split it from.
+        let mut alone = Mat::new_rows_cols_with_default(
+            100,
+            120,
+            core::CV_8UC3,
+            Scalar::new(21.0, 22.0, 28.0, 0.0),
+        )
+        .unwrap();
+        fill_rect(&mut alone, 55, 35, 35, 35, [104.0, 104.0, 103.0]);
+        let region = lit_region(&alone);
+        assert!(
+            grey_parts(&region, &alone, 200.0, 5000.0)
+                .unwrap()
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn otsu_splits_two_clusters_between_them() {
+        let mut hist = [0u32; SAT_BINS];
+        hist[3] = 50;
+        hist[4] = 40;
+        hist[20] = 60;
+        hist[21] = 30;
+        let (t, m0, m1) = otsu(&hist).unwrap();
+        assert!(
+            t > 4.5 / SAT_BINS as f32 && t <= 20.0 / SAT_BINS as f32,
+            "{t}"
+        );
+        assert!(m0 < 5.0 / SAT_BINS as f64 && m1 > 20.0 / SAT_BINS as f64);
+        assert!(otsu(&[0u32; SAT_BINS]).is_none());
     }
 
     #[test]
