@@ -231,3 +231,108 @@ fn finds_a_grey_token_across_a_planets_rim() {
     let worst = check_scene(9, Resolution::Hd1080, 3, 1.0);
     eprintln!("worst outline error {worst:.2} mm");
 }
+
+/// The obstacles of two searches are the same: the same models, each within 0.1 mm.
+fn same_obstacles(a: &[ObstacleSpec], b: &[ObstacleSpec]) -> bool {
+    let close = |p: &ObstacleSpec, q: &ObstacleSpec| match (p.x, p.y, q.x, q.y) {
+        (Some(px), Some(py), Some(qx), Some(qy)) => {
+            p.model == q.model && (px - qx).hypot(py - qy) <= 0.1
+        }
+        _ => p.polygon == q.polygon,
+    };
+    a.len() == b.len() && a.iter().all(|p| b.iter().any(|q| close(p, q)))
+}
+
+// A stream's full search passes over the regions its last search found empty (the mat's
+// art, the miniatures: most of a search's time) and fits the obstacles it knows from
+// where they were. It must find what a single frame finds: on the same table, and after a
+// rock has been laid on one of those empty regions and an obstacle moved 40 mm.
+#[test]
+fn a_stream_search_passes_over_what_it_knows_and_sees_what_changed() {
+    use hashmark::vision::detect::{Calibrated, Detector};
+    use hashmark::vision::sim::{photograph, world::World};
+    let models = Models::builtin();
+    let seed = 2;
+    let (_dir, truth, _, _) = render(seed, Resolution::Hd1080, 1);
+    let shoot = |scene: &hashmark::scene::Scene| -> Mat {
+        let world = World::build(scene, seed, seed, models).expect("world");
+        cv::decode(&photograph(&world, &truth.camera, seed, 1).expect("render")).expect("decode")
+    };
+    let cal = Calibrated {
+        camera: truth.camera.clone(),
+        play_area: truth.scene.play_area,
+        sigma_mm: 0.05,
+    };
+    let det = Detector::new(cal, models).expect("detector");
+    let table = shoot(&truth.scene);
+    let first = det.detect_full(&table).expect("detect");
+    let memory = &first.obstacle_memory;
+    let again = det.detect_full_known(&table, memory).expect("detect");
+    eprintln!(
+        "{} obstacles, {} empty regions; again {} obstacles",
+        first.scene.obstacles.len(),
+        memory.empty.len(),
+        again.scene.obstacles.len()
+    );
+    assert!(
+        memory.empty.len() >= 3,
+        "{} empty regions",
+        memory.empty.len()
+    );
+    assert_eq!(again.obstacle_memory.empty.len(), memory.empty.len());
+    assert!(same_obstacles(
+        &first.scene.obstacles,
+        &again.scene.obstacles
+    ));
+
+    // An empty region clear of every ship and obstacle (by 70 mm): the mat's art.
+    let clear = |p: [f64; 2]| {
+        truth
+            .scene
+            .ships
+            .iter()
+            .all(|s| (s.x - p[0]).hypot(s.y - p[1]) > 70.0)
+            && truth.scene.obstacles.iter().all(|o| {
+                o.x.zip(o.y)
+                    .is_none_or(|(x, y)| (x - p[0]).hypot(y - p[1]) > 70.0)
+            })
+            && (60.0..850.0).contains(&p[0])
+            && (60.0..850.0).contains(&p[1])
+    };
+    let art = memory
+        .empty
+        .iter()
+        .map(|k| k.centre_mm)
+        .find(|p| clear(*p))
+        .expect("an empty region on the art, clear of the items");
+    let mut changed = truth.scene.clone();
+    changed.obstacles.push(ObstacleSpec::placed(
+        "new",
+        "coreasteroid2",
+        art[0],
+        art[1],
+        30.0,
+    ));
+    let moved = changed
+        .obstacles
+        .iter_mut()
+        .find(|o| o.model.is_some())
+        .expect("a standard obstacle");
+    moved.x = moved.x.map(|x| if x < 450.0 { x + 40.0 } else { x - 40.0 });
+    let frame = shoot(&changed);
+    let single = det.detect_full(&frame).expect("detect");
+    let streamed = det.detect_full_known(&frame, memory).expect("detect");
+    let (rows, falses) = score(&changed.obstacles, &streamed.scene.obstacles);
+    eprintln!("rock laid at {art:.0?}; streamed: {rows:?}, {falses} false");
+    assert!(same_obstacles(
+        &single.scene.obstacles,
+        &streamed.scene.obstacles
+    ));
+    for (name, h, right) in &rows {
+        assert!(
+            *right && *h <= 1.0,
+            "{name}: {h:.2} mm, model right {right}"
+        );
+    }
+    assert_eq!(falses, 0);
+}

@@ -102,6 +102,8 @@ pub struct Detection {
     pub scene: Scene,
     pub bases: Vec<bases::FoundBase>,
     pub occluders: Vec<Vec<crate::geometry::Point>>,
+    /// What the obstacle search found, for a stream's next search.
+    pub obstacle_memory: obstacles::Known,
 }
 
 /// Detection set up for one calibration: the rectified view's remapping tables are built
@@ -162,6 +164,16 @@ impl<'a> Detector<'a> {
 
     /// One frame to a scene, with the bases as fitted and what hides the table (a hand).
     pub fn detect_full(&self, frame: &Mat) -> Result<Detection, VisionError> {
+        self.detect_full_known(frame, &obstacles::Known::default())
+    }
+
+    /// [`Detector::detect_full`] for a frame of a stream, given what the obstacle search
+    /// of an earlier frame found (see [`obstacles::find_obstacles_known`]).
+    pub fn detect_full_known(
+        &self,
+        frame: &Mat,
+        known: &obstacles::Known,
+    ) -> Result<Detection, VisionError> {
         self.cal.check_frame(frame)?;
         let mut scene = Scene::new(self.cal.play_area);
         // Obstacles (matched against the 30 known outlines, which no miniature imitates)
@@ -170,20 +182,22 @@ impl<'a> Detector<'a> {
         let background = self.background.as_ref();
         let (obstacles, found) = std::thread::scope(|s| {
             let obstacles = s.spawn(|| {
-                obstacles::find_obstacles(
+                obstacles::find_obstacles_known(
                     frame,
                     background,
                     &self.cal.camera,
                     &self.cal.play_area,
                     self.models,
                     &[],
+                    known,
                 )
             });
             let found = self.find_bases(frame);
             (obstacles.join(), found)
         });
-        scene.obstacles =
+        let mut memory =
             obstacles.map_err(|_| VisionError::Invalid("obstacle search failed".into()))??;
+        scene.obstacles = memory.obstacles.clone();
         let (mut bases, occluders) = found?;
         // Only outlines that matched a standard model rule a blob out: a measured polygon
         // (reported when an empty-table frame vouches for a region) may be a miniature.
@@ -202,19 +216,22 @@ impl<'a> Detector<'a> {
         scene.ships = bases::to_ships(&bases, self.cal.sigma_mm);
         // With the ships known, their miniatures are masked out of the obstacle search.
         if !scene.ships.is_empty() && scene.obstacles.iter().any(|o| o.model.is_none()) {
-            scene.obstacles = obstacles::find_obstacles(
+            memory = obstacles::find_obstacles_known(
                 frame,
                 self.background.as_ref(),
                 &self.cal.camera,
                 &self.cal.play_area,
                 self.models,
                 &scene.ships,
+                known,
             )?;
+            scene.obstacles = memory.obstacles.clone();
         }
         Ok(Detection {
             scene,
             bases,
             occluders,
+            obstacle_memory: memory,
         })
     }
 }

@@ -71,6 +71,134 @@ pub fn find_obstacles(
     models: &Models,
     ships: &[ShipSpec],
 ) -> Result<Vec<ObstacleSpec>, VisionError> {
+    let searched = find_obstacles_known(
+        frame,
+        background,
+        camera,
+        play_area,
+        models,
+        ships,
+        &Known::default(),
+    )?;
+    Ok(searched.obstacles)
+}
+
+/// What an obstacle search found, kept by a stream for its next search (see
+/// [`find_obstacles_known`]).
+#[derive(Clone, Debug, Default)]
+pub struct Known {
+    /// The obstacles (standard models are fitted again from their poses).
+    pub obstacles: Vec<ObstacleSpec>,
+    /// The regions searched in vain: the mat's art, the miniatures, a hand.
+    pub empty: Vec<RegionKey>,
+}
+
+/// A region as the coarse view shows it, to know it again in a later frame: its box, its
+/// area, and the mean colour of every 4 x 4 pixel cell (8 mm, on a grid fixed to the view)
+/// its box touches.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RegionKey {
+    /// Its centroid (table mm).
+    pub centre_mm: [f64; 2],
+    rect: [i32; 4],
+    area_px: f64,
+    /// (column, row) of the cell on the view's grid, and its mean colour.
+    cells: Vec<([i32; 2], [u8; 3])>,
+}
+
+impl RegionKey {
+    fn of(
+        region: &segment::Region,
+        ortho: &Mat,
+        view: &OrthoView,
+    ) -> Result<RegionKey, VisionError> {
+        let xs = region.contour.iter().map(|p| p[0]);
+        let ys = region.contour.iter().map(|p| p[1]);
+        let (x0, x1) = (
+            xs.clone().fold(f64::MAX, f64::min),
+            xs.fold(f64::MIN, f64::max),
+        );
+        let (y0, y1) = (
+            ys.clone().fold(f64::MAX, f64::min),
+            ys.fold(f64::MIN, f64::max),
+        );
+        let size = ortho.size()?;
+        let rect = [
+            (x0.floor() as i32).clamp(0, size.width - 1),
+            (y0.floor() as i32).clamp(0, size.height - 1),
+            (x1.ceil() as i32).clamp(0, size.width - 1),
+            (y1.ceil() as i32).clamp(0, size.height - 1),
+        ];
+        let mut cells = Vec::new();
+        for row in rect[1] / CELL_PX..=rect[3] / CELL_PX {
+            for col in rect[0] / CELL_PX..=rect[2] / CELL_PX {
+                let (mut sum, mut n) = ([0u32; 3], 0u32);
+                for y in row * CELL_PX..((row + 1) * CELL_PX).min(size.height) {
+                    let line = ortho.at_row::<core::Vec3b>(y)?;
+                    for x in col * CELL_PX..((col + 1) * CELL_PX).min(size.width) {
+                        let p = line[x as usize];
+                        for k in 0..3 {
+                            sum[k] += u32::from(p[k]);
+                        }
+                        n += 1;
+                    }
+                }
+                cells.push(([col, row], sum.map(|v| (v / n.max(1)).min(255) as u8)));
+            }
+        }
+        Ok(RegionKey {
+            centre_mm: view.to_table(region.centroid[0], region.centroid[1]),
+            rect,
+            area_px: region.area_px,
+            cells,
+        })
+    }
+
+    /// The same region in another frame of a still camera: its box within a pixel of the
+    /// view (2 mm), its area within a few percent (the threshold's edge moves with the
+    /// noise), and no cell of it changed colour by more than the noise does. A token laid
+    /// on the art changes the cells under it by about the difference that makes a region
+    /// (28-32 grey levels), even where it leaves the region's box and area as they were
+    /// (a rock on a planet's face).
+    fn same(&self, other: &RegionKey) -> bool {
+        let near = self
+            .rect
+            .iter()
+            .zip(&other.rect)
+            .all(|(a, b)| (a - b).abs() <= 1)
+            && (self.area_px - other.area_px).abs() <= SAME_REGION_AREA * self.area_px;
+        near && self.cells.iter().all(|(at, colour)| {
+            other
+                .cells
+                .iter()
+                .find(|(o, _)| o == at)
+                .is_none_or(|(_, c)| (0..3).all(|k| colour[k].abs_diff(c[k]) <= SAME_CELL_LEVELS))
+        })
+    }
+}
+const CELL_PX: i32 = 4;
+const SAME_REGION_AREA: f64 = 0.03;
+const SAME_CELL_LEVELS: u8 = 10;
+
+/// [`find_obstacles`] for a frame of a stream, given what its last search found.
+/// Obstacles are seldom moved during a game, and the mat's art not at all, yet most of a
+/// search's time goes to the regions that hold no obstacle (the art, the miniatures: every
+/// outline turned through the circle over them, the best fitted, the region split and
+/// tried again). So a region searched in vain last time is passed over while it stays as
+/// it was, and a region that holds a known obstacle is first fitted from its known pose:
+/// when that outline is followed as closely as a new one must be (and the region is that
+/// token's size), the region is that obstacle again. A token moved a few millimetres is
+/// followed by the fit; one moved further, or a new one, changes or makes a region, which
+/// is searched for as in a single frame.
+pub fn find_obstacles_known(
+    frame: &Mat,
+    background: Option<&Mat>,
+    camera: &Camera,
+    play_area: &PlayArea,
+    models: &Models,
+    ships: &[ShipSpec],
+    known: &Known,
+) -> Result<Known, VisionError> {
     check_image(frame, camera, "frame")?;
     if let Some(bg) = background {
         check_image(bg, camera, "background")?;
@@ -110,7 +238,7 @@ pub fn find_obstacles(
     let projector = camera.point_projector();
     let shapes: Vec<Shape> = models.obstacles.iter().filter_map(Shape::new).collect();
     if shapes.is_empty() {
-        return Ok(Vec::new());
+        return Ok(Known::default());
     }
     let px_area = VIEW_MM * VIEW_MM;
     let min_area = shapes.iter().map(|s| s.area).fold(f64::MAX, f64::min);
@@ -148,6 +276,35 @@ pub fn find_obstacles(
     let usable = |t: [f64; 2]| -> bool {
         t[0] > 1.0 && t[1] > 1.0 && t[0] < pw - 1.0 && t[1] < ph - 1.0 && !at(&excluded, t)
     };
+    // A standard outline is accepted when edges follow nearly all of it. Without a
+    // background a region cut by a ship (or split from the art it touched) could be
+    // the mat's art around it: more of the outline must be seen. `cut`: the share of the
+    // region's boundary that is a cut, not its own edge.
+    let accepted = |fit: &Fit, cut: f64| -> bool {
+        let min_visible = if background.is_none() && cut > 0.05 {
+            0.8
+        } else {
+            0.5
+        };
+        // Edges along nearly all of it, or, for a token seen whole, along most of it and
+        // close: one on a bright nebula loses some of its outline's contrast, not its shape.
+        let followed = fit.support >= 0.85
+            || (fit.support >= RELAXED_SUPPORT
+                && fit.rms <= 0.3
+                && cut <= 0.05
+                && fit.visible >= 0.95);
+        followed && fit.rms <= 0.45 && fit.visible >= min_visible
+    };
+    // The seen region loses a rim (the token's dark edge, the threshold) of up to about a
+    // millimetre and a half along the outline.
+    let plausible_for = |shape: &Shape, area: f64, cut: f64| -> bool {
+        let (a, p) = (shape.area, shape.perimeter);
+        if cut > 0.05 {
+            a > 0.8 * area
+        } else {
+            area > 0.8 * a - 1.5 * p && area < 1.35 * a + 0.5 * p
+        }
+    };
     // The standard outline that fits a region (its boundary in view pixels, which points
     // of it are the region's own edge rather than a cut, its area and centroid), if any.
     let standard = |contour: &[[f64; 2]],
@@ -168,16 +325,7 @@ pub fn find_obstacles(
         let area = area_px * px_area;
         let centre = view.to_table(centroid[0], centroid[1]);
         let plausible: Vec<usize> = (0..shapes.len())
-            .filter(|&i| {
-                // The seen region loses a rim (the token's dark edge, the threshold) of up
-                // to about a millimetre and a half along the outline.
-                let (a, p) = (shapes[i].area, shapes[i].perimeter);
-                if cut > 0.05 {
-                    a > 0.8 * area
-                } else {
-                    area > 0.8 * a - 1.5 * p && area < 1.35 * a + 0.5 * p
-                }
-            })
+            .filter(|&i| plausible_for(&shapes[i], area, cut))
             .collect();
         // The chamfer's best poses of the plausible outlines among `pick`, best first.
         let ranked = |pick: &dyn Fn(usize) -> bool, keep: usize| {
@@ -191,24 +339,7 @@ pub fn find_obstacles(
             cands.sort_by(|a, b| a.2.total_cmp(&b.2));
             cands
         };
-        // A standard outline is accepted when edges follow nearly all of it. Without a
-        // background a region cut by a ship (or split from the art it touched) could be
-        // the mat's art around it: more of the outline must be seen.
-        let min_visible = if background.is_none() && cut > 0.05 {
-            0.8
-        } else {
-            0.5
-        };
-        // Edges along nearly all of it, or, for a token seen whole, along most of it and
-        // close: one on a bright nebula loses some of its outline's contrast, not its shape.
-        let accepted = |fit: &Fit| -> bool {
-            let followed = fit.support >= 0.85
-                || (fit.support >= RELAXED_SUPPORT
-                    && fit.rms <= 0.3
-                    && cut <= 0.05
-                    && fit.visible >= 0.95);
-            followed && fit.rms <= 0.45 && fit.visible >= min_visible
-        };
+        let accepted = |fit: &Fit| accepted(fit, cut);
         let best_of = |picks: &mut dyn Iterator<Item = &(usize, coarse::Pose, f64)>| {
             let mut best: Option<(usize, Fit)> = None;
             for (i, pose, _) in picks {
@@ -240,19 +371,33 @@ pub fn find_obstacles(
             }
             _ => None,
         };
-        let Some((i, fit)) = chosen else {
-            return Ok(None);
-        };
-        let s = &shapes[i];
-        let (x, y, rot) = s.model_pose(&fit.pose);
-        let mut o = ObstacleSpec::placed("", &s.xws, x, y, rot);
-        o.quality = Quality {
-            sigma_mm: Some((fit.sd[0].powi(2) + fit.sd[1].powi(2) + 0.25f64.powi(2)).sqrt()),
-            sigma_deg: Some(fit.sd[2].to_degrees().hypot(0.2)),
-            confidence: Some((fit.support * (1.0 - fit.rms / 1.6)).clamp(0.0, 1.0)),
-            ..Quality::default()
-        };
-        Ok(Some(o))
+        Ok(chosen.map(|(i, fit)| placed(&shapes[i], &fit)))
+    };
+    // The known obstacle a region is again: the only one whose centre lies in it, its
+    // outline fitted from where it was and accepted, the region its size.
+    let again = |region: &segment::Region| -> Option<ObstacleSpec> {
+        let mut inside = known.obstacles.iter().filter_map(|o| {
+            let (model, x, y, rot) = (o.model.as_ref()?, o.x?, o.y?, o.rotation_deg?);
+            let shape = shapes.iter().find(|s| &s.xws == model)?;
+            let pose = shape.centroid_pose(x, y, rot);
+            let p = view.to_pixel(pose.centre[0], pose.centre[1]);
+            ring_contains(&region.contour, p).then_some((shape, pose))
+        });
+        let (shape, pose) = inside.next()?;
+        if inside.next().is_some() {
+            return None;
+        }
+        let cut = region
+            .contour
+            .iter()
+            .filter(|p| at(&near, view.to_table(p[0], p[1])))
+            .count() as f64
+            / region.contour.len().max(1) as f64;
+        if !plausible_for(shape, region.area_px * px_area, cut) {
+            return None;
+        }
+        let fit = refine::refine(&colour, &projector, shape, pose, &usable)?;
+        accepted(&fit, cut).then(|| placed(shape, &fit))
     };
     let (min_px, max_px) = (0.3 * min_area / px_area, 2.0 * max_area / px_area);
     // The standard outlines a region holds: itself, or, when none fits it, the parts it
@@ -294,8 +439,19 @@ pub fn find_obstacles(
         }
         Ok(Vec::new())
     };
+    let was_empty = |key: &RegionKey| known.empty.iter().any(|k| k.same(key));
     let mut found: Vec<ObstacleSpec> = Vec::new();
+    let mut empty: Vec<RegionKey> = Vec::new();
     for region in &regions {
+        let key = RegionKey::of(region, &ortho, &view)?;
+        if was_empty(&key) {
+            empty.push(key);
+            continue;
+        }
+        if let Some(o) = again(region) {
+            found.push(o);
+            continue;
+        }
         let standards = in_region(region)?;
         if !standards.is_empty() {
             found.extend(standards);
@@ -330,6 +486,8 @@ pub fn find_obstacles(
                     ..Quality::default()
                 },
             });
+        } else {
+            empty.push(key);
         }
     }
     // A faint token (a grey one on a dim nebula) crosses the threshold only in patches:
@@ -359,9 +517,22 @@ pub fn find_obstacles(
             let matched = outlines.iter().any(|o| ring_contains(o, c));
             let from_faint = faint.iter().any(|f| ring_contains(&region.contour, *f));
             if from_faint && !matched {
+                let key = RegionKey::of(region, &ortho, &view)?;
+                if was_empty(&key) {
+                    empty.push(key);
+                    continue;
+                }
+                if let Some(o) = again(region) {
+                    found.push(o);
+                    continue;
+                }
                 // A part of the region found before (as a grey part of it) is not found
                 // twice.
-                for o in in_region(region)? {
+                let parts = in_region(region)?;
+                if parts.is_empty() {
+                    empty.push(key);
+                }
+                for o in parts {
                     if !found.iter().any(|f| same_placement(f, &o)) {
                         found.push(o);
                     }
@@ -386,7 +557,23 @@ pub fn find_obstacles(
     for (n, o) in found.iter_mut().enumerate() {
         o.id = format!("o{}", n + 1);
     }
-    Ok(found)
+    Ok(Known {
+        obstacles: found,
+        empty,
+    })
+}
+
+/// A standard outline placed by its fit, with the fit's sigmas and confidence.
+fn placed(shape: &Shape, fit: &Fit) -> ObstacleSpec {
+    let (x, y, rot) = shape.model_pose(&fit.pose);
+    let mut o = ObstacleSpec::placed("", &shape.xws, x, y, rot);
+    o.quality = Quality {
+        sigma_mm: Some((fit.sd[0].powi(2) + fit.sd[1].powi(2) + 0.25f64.powi(2)).sqrt()),
+        sigma_deg: Some(fit.sd[2].to_degrees().hypot(0.2)),
+        confidence: Some((fit.support * (1.0 - fit.rms / 1.6)).clamp(0.0, 1.0)),
+        ..Quality::default()
+    };
+    o
 }
 
 /// Two placements of one standard model within a few millimetres: one token found twice.
@@ -481,5 +668,59 @@ mod tests {
         // A simple contour is only simplified.
         let square = [[0.0, 0.0], [20.0, 0.0], [20.0, 20.0], [0.0, 20.0]];
         assert_eq!(polygon(&square, &view).unwrap().unwrap().len(), 4);
+    }
+
+    /// A square region of the coarse view, `d` pixels right of (20, 20), 60 px wide.
+    fn square_region(d: f64) -> segment::Region {
+        let (a, b) = (20.0 + d, 80.0 + d);
+        segment::Region {
+            contour: vec![[a, 20.0], [b, 20.0], [b, 80.0], [a, 80.0]],
+            area_px: 3600.0,
+            centroid: [50.0 + d, 50.0],
+            contrast: 60.0,
+        }
+    }
+
+    #[test]
+    fn a_region_is_known_again_unless_something_was_laid_on_it() {
+        let view = OrthoView::new(0.0, 0.0, 200.0, 200.0, 0.0, VIEW_MM);
+        // A planet's face, with a star on it.
+        let mut ortho = Mat::new_rows_cols_with_default(
+            100,
+            100,
+            core::CV_8UC3,
+            core::Scalar::new(150.0, 110.0, 60.0, 0.0),
+        )
+        .unwrap();
+        *ortho.at_2d_mut::<core::Vec3b>(40, 41).unwrap() = core::Vec3b::from([250, 250, 250]);
+        let region = square_region(0.0);
+        let key = RegionKey::of(&region, &ortho, &view).unwrap();
+        assert!((key.centre_mm[0] - 101.0).abs() < 1e-9 && (key.centre_mm[1] - 99.0).abs() < 1e-9);
+        // The next frame: the sensor's noise, a few grey levels on every pixel.
+        let mut noisy = ortho.clone();
+        for r in 0..100 {
+            for (c, p) in noisy
+                .at_row_mut::<core::Vec3b>(r)
+                .unwrap()
+                .iter_mut()
+                .enumerate()
+            {
+                let n = ((r as usize * 7 + c * 13) % 7) as u8;
+                *p = core::Vec3b::from([p[0] - 3 + n, p[1] + n / 2, p[2] - n / 2]);
+            }
+        }
+        assert!(key.same(&RegionKey::of(&region, &noisy, &view).unwrap()));
+        // The region's edge a pixel off is the same region; 3 px off, not.
+        assert!(key.same(&RegionKey::of(&square_region(1.0), &noisy, &view).unwrap()));
+        assert!(!key.same(&RegionKey::of(&square_region(3.0), &noisy, &view).unwrap()));
+        // A grey rock (24 mm) laid on the face, inside the region's outline: the box and
+        // the area stay as they were, the cells under the rock do not.
+        let mut rock = noisy.clone();
+        for r in 50..62 {
+            for p in rock.at_row_mut::<core::Vec3b>(r).unwrap()[40..52].iter_mut() {
+                *p = core::Vec3b::from([105, 105, 105]);
+            }
+        }
+        assert!(!key.same(&RegionKey::of(&region, &rock, &view).unwrap()));
     }
 }

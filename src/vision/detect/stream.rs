@@ -9,6 +9,7 @@
 //! tests), or on a thread of its own beside the re-fits ([`Stream::beside`]: a live camera,
 //! where a frame that waits for a full search is a stutter in the overlay).
 use super::bases::{FoundBase, refit_bases, to_ships};
+use super::obstacles::Known;
 use super::{Detection, Detector};
 use crate::geometry::polygon::{ring_contains, to_pairs};
 use crate::geometry::{Point, Pose};
@@ -26,6 +27,9 @@ pub struct Stream<'a> {
     detector: Arc<Detector<'a>>,
     tracker: Tracker,
     obstacles: Vec<ObstacleSpec>,
+    /// What the last full search's obstacle search found, for the next one (see
+    /// [`super::obstacles::find_obstacles_known`]).
+    known: Known,
     /// Where the bases were last measured (by the full search or the re-fit since): the
     /// re-fit starts there, not at the tracker's smoothed poses, so that a ship the full
     /// search found in a new place (or for the first time) is seen there again on the next
@@ -47,7 +51,8 @@ pub struct Stream<'a> {
 /// The full search on its own thread: one frame at a time goes to it, its detection comes
 /// back when it is done, and the frames in between are re-fitted without waiting.
 struct Beside {
-    jobs: Sender<Mat>,
+    /// A frame, and what the obstacle search knew when it was sent.
+    jobs: Sender<(Mat, Known)>,
     done: Receiver<Result<(Detection, TableCheck), VisionError>>,
     /// A frame is with the search now.
     busy: bool,
@@ -71,14 +76,14 @@ impl Drop for Beside {
 
 impl Beside {
     fn start(detector: Arc<Detector<'static>>) -> Result<Beside, VisionError> {
-        let (jobs, inbox) = channel::<Mat>();
+        let (jobs, inbox) = channel::<(Mat, Known)>();
         let (outbox, done) = channel();
         let thread = std::thread::Builder::new()
             .name("hashmark-search".into())
             .spawn(move || {
                 // Ends when the stream (the jobs' sender) is gone.
-                while let Ok(frame) = inbox.recv() {
-                    if outbox.send(searched(&detector, &frame)).is_err() {
+                while let Ok((frame, known)) = inbox.recv() {
+                    if outbox.send(searched(&detector, &frame, &known)).is_err() {
                         break;
                     }
                 }
@@ -106,9 +111,14 @@ pub struct StreamFrame {
     pub table_check: Option<TableCheck>,
 }
 
-/// The full search of one frame and the frame check that goes with it.
-fn searched(detector: &Detector, frame: &Mat) -> Result<(Detection, TableCheck), VisionError> {
-    let d = detector.detect_full(frame)?;
+/// The full search of one frame, given what the last one's obstacle search found, and the
+/// frame check that goes with it.
+fn searched(
+    detector: &Detector,
+    frame: &Mat,
+    known: &Known,
+) -> Result<(Detection, TableCheck), VisionError> {
+    let d = detector.detect_full_known(frame, known)?;
     Ok((d, detector.check_table(frame)?))
 }
 
@@ -119,6 +129,7 @@ impl<'a> Stream<'a> {
             detector: Arc::new(detector),
             tracker: Tracker::new(TrackerOptions::default()),
             obstacles: Vec::new(),
+            known: Known::default(),
             measured: Vec::new(),
             occluders: Vec::new(),
             table_art: None,
@@ -146,7 +157,7 @@ impl<'a> Stream<'a> {
         let (table_check, (observed, occluders)) = if self.beside.is_some() {
             self.push_beside(frame)?
         } else if self.next_is_full() {
-            let (d, check) = searched(&self.detector, frame)?;
+            let (d, check) = searched(&self.detector, frame, &self.known)?;
             (Some(check), self.take_full(d))
         } else {
             (None, self.refit(frame)?)
@@ -194,7 +205,7 @@ impl<'a> Stream<'a> {
             _ => None,
         };
         let found = if first {
-            let (d, check) = searched(&self.detector, frame)?;
+            let (d, check) = searched(&self.detector, frame, &self.known)?;
             Some((check, self.take_full(d)))
         } else if let Some((d, check)) = finished {
             let (bases, hands) = self.take_full(d);
@@ -211,7 +222,7 @@ impl<'a> Stream<'a> {
             b.since_sent += 1;
             if !b.busy && !first {
                 b.jobs
-                    .send(frame.try_clone()?)
+                    .send((frame.try_clone()?, self.known.clone()))
                     .map_err(|_| VisionError::Invalid("the search thread stopped".into()))?;
                 b.busy = true;
                 b.since_sent = 0;
@@ -248,6 +259,10 @@ impl<'a> Stream<'a> {
                 obstacles.push(held);
             }
         }
+        self.known = Known {
+            obstacles: obstacles.clone(),
+            empty: d.obstacle_memory.empty,
+        };
         self.obstacles = obstacles;
         let art = self.table_art.get_or_insert_with(|| d.occluders.clone());
         let hands: Vec<Vec<Point>> = d

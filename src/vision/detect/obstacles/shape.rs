@@ -98,6 +98,18 @@ impl Shape {
             .collect()
     }
 
+    /// The centroid pose of a model pose (x, y, rotation in degrees): the inverse of
+    /// [`Shape::model_pose`].
+    pub fn centroid_pose(&self, x: f64, y: f64, rotation_deg: f64) -> Pose {
+        let theta = rotation_deg.to_radians();
+        let (s, c) = theta.sin_cos();
+        let [mx, my] = self.centroid;
+        Pose {
+            centre: [x + c * mx - s * my, y + s * mx + c * my],
+            theta,
+        }
+    }
+
     /// The model pose (x, y, rotation in degrees) of a centroid pose.
     pub fn model_pose(&self, pose: &Pose) -> (f64, f64, f64) {
         let (s, c) = pose.theta.sin_cos();
