@@ -243,10 +243,11 @@ fn same_obstacles(a: &[ObstacleSpec], b: &[ObstacleSpec]) -> bool {
     a.len() == b.len() && a.iter().all(|p| b.iter().any(|q| close(p, q)))
 }
 
-// A stream's full search passes over the regions its last search found empty (the mat's
-// art, the miniatures: most of a search's time) and fits the obstacles it knows from
-// where they were. It must find what a single frame finds: on the same table, and after a
-// rock has been laid on one of those empty regions and an obstacle moved 40 mm.
+// A stream's full search passes over the regions and blobs its last search found empty
+// (the mat's art, the miniatures, the stars: most of a search's time) and fits the
+// obstacles it knows from where they were. It must find what a single frame finds: on the
+// same table, and after a rock has been laid on one of those empty regions, an obstacle
+// moved 40 mm and a ship set down on one of those blobs.
 #[test]
 fn a_stream_search_passes_over_what_it_knows_and_sees_what_changed() {
     use hashmark::vision::detect::{Calibrated, Detector};
@@ -266,45 +267,58 @@ fn a_stream_search_passes_over_what_it_knows_and_sees_what_changed() {
     let det = Detector::new(cal, models).expect("detector");
     let table = shoot(&truth.scene);
     let first = det.detect_full(&table).expect("detect");
-    let memory = &first.obstacle_memory;
+    let memory = &first.memory;
     let again = det.detect_full_known(&table, memory).expect("detect");
     eprintln!(
         "{} obstacles, {} empty regions; again {} obstacles",
         first.scene.obstacles.len(),
-        memory.empty.len(),
+        memory.obstacles.empty.len(),
         again.scene.obstacles.len()
     );
     assert!(
-        memory.empty.len() >= 3,
+        memory.obstacles.empty.len() >= 3,
         "{} empty regions",
-        memory.empty.len()
+        memory.obstacles.empty.len()
     );
-    assert_eq!(again.obstacle_memory.empty.len(), memory.empty.len());
+    assert_eq!(
+        again.memory.obstacles.empty.len(),
+        memory.obstacles.empty.len()
+    );
     assert!(same_obstacles(
         &first.scene.obstacles,
         &again.scene.obstacles
     ));
+    assert!(!memory.empty_blobs.is_empty(), "no blob without a base");
+    assert_eq!(first.scene.ships, again.scene.ships);
 
     // An empty region clear of every ship and obstacle (by 70 mm): the mat's art.
-    let clear = |p: [f64; 2]| {
-        truth
-            .scene
-            .ships
-            .iter()
-            .all(|s| (s.x - p[0]).hypot(s.y - p[1]) > 70.0)
-            && truth.scene.obstacles.iter().all(|o| {
-                o.x.zip(o.y)
-                    .is_none_or(|(x, y)| (x - p[0]).hypot(y - p[1]) > 70.0)
-            })
-            && (60.0..850.0).contains(&p[0])
-            && (60.0..850.0).contains(&p[1])
+    // Room for an item at p: `r` mm from every item of the table, on the play area.
+    let room = |p: [f64; 2], r: f64| {
+        let far = |x: f64, y: f64| (x - p[0]).hypot(y - p[1]) > r;
+        truth.scene.ships.iter().all(|s| far(s.x, s.y))
+            && truth
+                .scene
+                .obstacles
+                .iter()
+                .all(|o| o.x.zip(o.y).is_none_or(|(x, y)| far(x, y)))
+            && (50.0..865.0).contains(&p[0])
+            && (50.0..865.0).contains(&p[1])
     };
+    // A blob of the art under which no base was found: a ship is set down there.
+    let star = memory
+        .empty_blobs
+        .iter()
+        .map(|k| k.centre)
+        .find(|p| room(*p, 65.0))
+        .expect("an empty blob clear of the items");
+    // A rock is laid on an empty region of the art, away from that ship.
     let art = memory
+        .obstacles
         .empty
         .iter()
         .map(|k| k.centre_mm)
-        .find(|p| clear(*p))
-        .expect("an empty region on the art, clear of the items");
+        .find(|p| room(*p, 60.0) && (p[0] - star[0]).hypot(p[1] - star[1]) > 90.0)
+        .expect("an empty region clear of the items");
     let mut changed = truth.scene.clone();
     changed.obstacles.push(ObstacleSpec::placed(
         "new",
@@ -319,9 +333,26 @@ fn a_stream_search_passes_over_what_it_knows_and_sees_what_changed() {
         .find(|o| o.model.is_some())
         .expect("a standard obstacle");
     moved.x = moved.x.map(|x| if x < 450.0 { x + 40.0 } else { x - 40.0 });
+    changed.ships.push(hashmark::scene::ShipSpec {
+        id: "new".into(),
+        size: hashmark::BaseSize::Medium,
+        x: star[0],
+        y: star[1],
+        heading_deg: 20.0,
+        quality: Default::default(),
+    });
     let frame = shoot(&changed);
     let single = det.detect_full(&frame).expect("detect");
     let streamed = det.detect_full_known(&frame, memory).expect("detect");
+    let new_ship = streamed
+        .scene
+        .ships
+        .iter()
+        .map(|s| (s.x - star[0]).hypot(s.y - star[1]))
+        .fold(f64::INFINITY, f64::min);
+    eprintln!("ship set down at {star:.0?}: the stream's nearest {new_ship:.2} mm off");
+    assert!(new_ship < 1.0);
+    assert_eq!(single.scene.ships, streamed.scene.ships);
     let (rows, falses) = score(&changed.obstacles, &streamed.scene.obstacles);
     eprintln!("rock laid at {art:.0?}; streamed: {rows:?}, {falses} false");
     assert!(same_obstacles(

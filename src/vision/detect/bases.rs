@@ -4,6 +4,7 @@
 use super::base_fit::{BaseFit, BaseGuess, BaseShape, RIM_PRIOR_MM, fit_base};
 use super::base_search::{Gradients, MiniMask, bright_blobs, under_blob};
 use super::facing::facing;
+use super::memory::BlobKey;
 use super::token_lines::{LineTurn, line_turn};
 use crate::geometry::PlayArea;
 use crate::geometry::polygon::{ring_contains, ring_distance, segment_distance};
@@ -695,6 +696,20 @@ pub fn find_bases(
     models: &Models,
     obstacles: &[Vec<[f64; 2]>],
 ) -> Result<Vec<FoundBase>, VisionError> {
+    Ok(find_bases_known(views, camera, play, models, obstacles, &[])?.0)
+}
+
+/// [`find_bases`] for a frame of a stream: a blob under which the last search found no
+/// base (a star, the mat's art) is not searched again while the view around it stays as
+/// it was (see [`super::memory`]). Also returns the blobs with no base under them now.
+pub fn find_bases_known(
+    views: &Views,
+    camera: &Camera,
+    play: &PlayArea,
+    models: &Models,
+    obstacles: &[Vec<[f64; 2]>],
+    empty_before: &[BlobKey],
+) -> Result<(Vec<FoundBase>, Vec<BlobKey>), VisionError> {
     let Views { ortho, grads, .. } = *views;
     let z = models.bases.base_top_height_mm;
     let sizes = [BaseSize::Small, BaseSize::Medium, BaseSize::Large];
@@ -733,13 +748,21 @@ pub fn find_bases(
     // The blobs are independent: two workers take them one at a time (a blob searched
     // twice costs several times another), and the results go back into blob order.
     let next = std::sync::atomic::AtomicUsize::new(0);
+    // Each blob's key, to know it again in the next frame of a stream.
+    let keys: Vec<BlobKey> = blobs
+        .iter()
+        .map(|b| BlobKey::of(*b, grads.view.to_pixel(b[0], b[1]), ortho))
+        .collect::<Result<_, _>>()?;
     let work = || {
         let mut out = Vec::new();
         loop {
             let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            let Some(blob) = blobs.get(i) else {
+            let (Some(blob), Some(key)) = (blobs.get(i), keys.get(i)) else {
                 break;
             };
+            if empty_before.iter().any(|k| k.same(key)) {
+                continue;
+            }
             if let Some(b) = search.base_under(*blob) {
                 out.push((i, b));
             }
@@ -757,6 +780,12 @@ pub fn find_bases(
         .chain(second)
         .collect();
     results.sort_by_key(|r| r.0);
+    let empty: Vec<BlobKey> = keys
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| !results.iter().any(|r| r.0 == *i))
+        .map(|(_, k)| k)
+        .collect();
     let mut verified: Vec<(f64, FoundBase)> =
         results.into_iter().map(|(_, b)| (b.quality, b)).collect();
     // Bases cannot overlap: of two that would, the better supported stays.
@@ -788,7 +817,7 @@ pub fn find_bases(
             .total_cmp(&b.fit.centre[0])
             .then(a.fit.centre[1].total_cmp(&b.fit.centre[1]))
     });
-    Ok(found)
+    Ok((found, empty))
 }
 
 /// How many camera pixels a side of the fitted base spans, on its top.

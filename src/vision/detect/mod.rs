@@ -6,6 +6,7 @@ pub mod base_fit;
 pub mod base_search;
 pub mod bases;
 pub mod facing;
+pub mod memory;
 pub mod obstacles;
 pub mod ortho;
 pub mod score;
@@ -102,8 +103,8 @@ pub struct Detection {
     pub scene: Scene,
     pub bases: Vec<bases::FoundBase>,
     pub occluders: Vec<Vec<crate::geometry::Point>>,
-    /// What the obstacle search found, for a stream's next search.
-    pub obstacle_memory: obstacles::Known,
+    /// What the next search of a stream can use (see [`memory`]).
+    pub memory: memory::Memory,
 }
 
 /// Detection set up for one calibration: the rectified view's remapping tables are built
@@ -164,15 +165,15 @@ impl<'a> Detector<'a> {
 
     /// One frame to a scene, with the bases as fitted and what hides the table (a hand).
     pub fn detect_full(&self, frame: &Mat) -> Result<Detection, VisionError> {
-        self.detect_full_known(frame, &obstacles::Known::default())
+        self.detect_full_known(frame, &memory::Memory::default())
     }
 
-    /// [`Detector::detect_full`] for a frame of a stream, given what the obstacle search
-    /// of an earlier frame found (see [`obstacles::find_obstacles_known`]).
+    /// [`Detector::detect_full`] for a frame of a stream, given what the search of an
+    /// earlier frame found (see [`memory`]).
     pub fn detect_full_known(
         &self,
         frame: &Mat,
-        known: &obstacles::Known,
+        known: &memory::Memory,
     ) -> Result<Detection, VisionError> {
         self.cal.check_frame(frame)?;
         let mut scene = Scene::new(self.cal.play_area);
@@ -189,16 +190,16 @@ impl<'a> Detector<'a> {
                     &self.cal.play_area,
                     self.models,
                     &[],
-                    known,
+                    &known.obstacles,
                 )
             });
-            let found = self.find_bases(frame);
+            let found = self.find_bases(frame, &known.empty_blobs);
             (obstacles.join(), found)
         });
-        let mut memory =
+        let mut searched =
             obstacles.map_err(|_| VisionError::Invalid("obstacle search failed".into()))??;
-        scene.obstacles = memory.obstacles.clone();
-        let (mut bases, occluders) = found?;
+        scene.obstacles = searched.obstacles.clone();
+        let (mut bases, occluders, empty_blobs) = found?;
         // Only outlines that matched a standard model rule a blob out: a measured polygon
         // (reported when an empty-table frame vouches for a region) may be a miniature.
         let outlines: Vec<Vec<[f64; 2]>> = scene
@@ -216,33 +217,45 @@ impl<'a> Detector<'a> {
         scene.ships = bases::to_ships(&bases, self.cal.sigma_mm);
         // With the ships known, their miniatures are masked out of the obstacle search.
         if !scene.ships.is_empty() && scene.obstacles.iter().any(|o| o.model.is_none()) {
-            memory = obstacles::find_obstacles_known(
+            searched = obstacles::find_obstacles_known(
                 frame,
                 self.background.as_ref(),
                 &self.cal.camera,
                 &self.cal.play_area,
                 self.models,
                 &scene.ships,
-                known,
+                &known.obstacles,
             )?;
-            scene.obstacles = memory.obstacles.clone();
+            scene.obstacles = searched.obstacles.clone();
         }
         Ok(Detection {
             scene,
             bases,
             occluders,
-            obstacle_memory: memory,
+            memory: memory::Memory {
+                obstacles: searched,
+                empty_blobs,
+            },
         })
     }
 }
 
 impl Detector<'_> {
-    /// The bases and the occluders of one frame.
+    /// The bases and the occluders of one frame, and the blobs with no base under them
+    /// (those `empty_before` holds are not searched again).
     #[allow(clippy::type_complexity)]
     fn find_bases(
         &self,
         frame: &Mat,
-    ) -> Result<(Vec<bases::FoundBase>, Vec<Vec<crate::geometry::Point>>), VisionError> {
+        empty_before: &[memory::BlobKey],
+    ) -> Result<
+        (
+            Vec<bases::FoundBase>,
+            Vec<Vec<crate::geometry::Point>>,
+            Vec<memory::BlobKey>,
+        ),
+        VisionError,
+    > {
         let grey = crate::vision::edges::Grey::from_mat(frame)?;
         let ortho = self.maps.apply(frame)?;
         let grads = base_search::Gradients::new(&ortho, self.view)?;
@@ -252,15 +265,16 @@ impl Detector<'_> {
             ortho: &ortho,
             grads: &grads,
         };
-        let found = bases::find_bases(
+        let (found, empty) = bases::find_bases_known(
             &views,
             &self.cal.camera,
             &self.cal.play_area,
             self.models,
             &[],
+            empty_before,
         )?;
         let occluders = base_search::occluders(&ortho, &grads.view)?;
-        Ok((found, occluders))
+        Ok((found, occluders, empty))
     }
 }
 

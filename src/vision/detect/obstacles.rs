@@ -14,6 +14,7 @@ mod segment;
 mod shape;
 mod view;
 
+use super::memory::Cells;
 use crate::geometry::PlayArea;
 use crate::geometry::polygon::ring_contains;
 use crate::models::Models;
@@ -94,16 +95,14 @@ pub struct Known {
 }
 
 /// A region as the coarse view shows it, to know it again in a later frame: its box, its
-/// area, and the mean colour of every 4 x 4 pixel cell (8 mm, on a grid fixed to the view)
-/// its box touches.
+/// area, and the mean colour of every 4 x 4 pixel cell (8 mm) its box touches.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RegionKey {
     /// Its centroid (table mm).
     pub centre_mm: [f64; 2],
     rect: [i32; 4],
     area_px: f64,
-    /// (column, row) of the cell on the view's grid, and its mean colour.
-    cells: Vec<([i32; 2], [u8; 3])>,
+    cells: Cells,
 }
 
 impl RegionKey {
@@ -122,35 +121,17 @@ impl RegionKey {
             ys.clone().fold(f64::MAX, f64::min),
             ys.fold(f64::MIN, f64::max),
         );
-        let size = ortho.size()?;
         let rect = [
-            (x0.floor() as i32).clamp(0, size.width - 1),
-            (y0.floor() as i32).clamp(0, size.height - 1),
-            (x1.ceil() as i32).clamp(0, size.width - 1),
-            (y1.ceil() as i32).clamp(0, size.height - 1),
+            x0.floor() as i32,
+            y0.floor() as i32,
+            x1.ceil() as i32,
+            y1.ceil() as i32,
         ];
-        let mut cells = Vec::new();
-        for row in rect[1] / CELL_PX..=rect[3] / CELL_PX {
-            for col in rect[0] / CELL_PX..=rect[2] / CELL_PX {
-                let (mut sum, mut n) = ([0u32; 3], 0u32);
-                for y in row * CELL_PX..((row + 1) * CELL_PX).min(size.height) {
-                    let line = ortho.at_row::<core::Vec3b>(y)?;
-                    for x in col * CELL_PX..((col + 1) * CELL_PX).min(size.width) {
-                        let p = line[x as usize];
-                        for k in 0..3 {
-                            sum[k] += u32::from(p[k]);
-                        }
-                        n += 1;
-                    }
-                }
-                cells.push(([col, row], sum.map(|v| (v / n.max(1)).min(255) as u8)));
-            }
-        }
         Ok(RegionKey {
             centre_mm: view.to_table(region.centroid[0], region.centroid[1]),
             rect,
             area_px: region.area_px,
-            cells,
+            cells: Cells::of(ortho, rect, CELL_PX)?,
         })
     }
 
@@ -167,18 +148,11 @@ impl RegionKey {
             .zip(&other.rect)
             .all(|(a, b)| (a - b).abs() <= 1)
             && (self.area_px - other.area_px).abs() <= SAME_REGION_AREA * self.area_px;
-        near && self.cells.iter().all(|(at, colour)| {
-            other
-                .cells
-                .iter()
-                .find(|(o, _)| o == at)
-                .is_none_or(|(_, c)| (0..3).all(|k| colour[k].abs_diff(c[k]) <= SAME_CELL_LEVELS))
-        })
+        near && self.cells.agree(&other.cells)
     }
 }
 const CELL_PX: i32 = 4;
 const SAME_REGION_AREA: f64 = 0.03;
-const SAME_CELL_LEVELS: u8 = 10;
 
 /// [`find_obstacles`] for a frame of a stream, given what its last search found.
 /// Obstacles are seldom moved during a game, and the mat's art not at all, yet most of a

@@ -9,7 +9,7 @@
 //! tests), or on a thread of its own beside the re-fits ([`Stream::beside`]: a live camera,
 //! where a frame that waits for a full search is a stutter in the overlay).
 use super::bases::{FoundBase, refit_bases, to_ships};
-use super::obstacles::Known;
+use super::memory::Memory;
 use super::{Detection, Detector};
 use crate::geometry::polygon::{ring_contains, to_pairs};
 use crate::geometry::{Point, Pose};
@@ -27,9 +27,8 @@ pub struct Stream<'a> {
     detector: Arc<Detector<'a>>,
     tracker: Tracker,
     obstacles: Vec<ObstacleSpec>,
-    /// What the last full search's obstacle search found, for the next one (see
-    /// [`super::obstacles::find_obstacles_known`]).
-    known: Known,
+    /// What the last full search found that the next one can use (see [`super::memory`]).
+    known: Memory,
     /// Where the bases were last measured (by the full search or the re-fit since): the
     /// re-fit starts there, not at the tracker's smoothed poses, so that a ship the full
     /// search found in a new place (or for the first time) is seen there again on the next
@@ -52,7 +51,7 @@ pub struct Stream<'a> {
 /// back when it is done, and the frames in between are re-fitted without waiting.
 struct Beside {
     /// A frame, and what the obstacle search knew when it was sent.
-    jobs: Sender<(Mat, Known)>,
+    jobs: Sender<(Mat, Memory)>,
     done: Receiver<Result<(Detection, TableCheck), VisionError>>,
     /// A frame is with the search now.
     busy: bool,
@@ -76,7 +75,7 @@ impl Drop for Beside {
 
 impl Beside {
     fn start(detector: Arc<Detector<'static>>) -> Result<Beside, VisionError> {
-        let (jobs, inbox) = channel::<(Mat, Known)>();
+        let (jobs, inbox) = channel::<(Mat, Memory)>();
         let (outbox, done) = channel();
         let thread = std::thread::Builder::new()
             .name("hashmark-search".into())
@@ -116,7 +115,7 @@ pub struct StreamFrame {
 fn searched(
     detector: &Detector,
     frame: &Mat,
-    known: &Known,
+    known: &Memory,
 ) -> Result<(Detection, TableCheck), VisionError> {
     let d = detector.detect_full_known(frame, known)?;
     Ok((d, detector.check_table(frame)?))
@@ -129,7 +128,7 @@ impl<'a> Stream<'a> {
             detector: Arc::new(detector),
             tracker: Tracker::new(TrackerOptions::default()),
             obstacles: Vec::new(),
-            known: Known::default(),
+            known: Memory::default(),
             measured: Vec::new(),
             occluders: Vec::new(),
             table_art: None,
@@ -259,9 +258,14 @@ impl<'a> Stream<'a> {
                 obstacles.push(held);
             }
         }
-        self.known = Known {
-            obstacles: obstacles.clone(),
-            empty: d.obstacle_memory.empty,
+        // Held obstacles are known too: fitted from where they were, they are found
+        // again when the hand has gone.
+        self.known = Memory {
+            obstacles: super::obstacles::Known {
+                obstacles: obstacles.clone(),
+                empty: d.memory.obstacles.empty,
+            },
+            empty_blobs: d.memory.empty_blobs,
         };
         self.obstacles = obstacles;
         let art = self.table_art.get_or_insert_with(|| d.occluders.clone());
