@@ -92,6 +92,15 @@ pub fn ring_distance(p: [f64; 2], ring: &[[f64; 2]]) -> f64 {
         .fold(f64::INFINITY, f64::min)
 }
 
+/// The box around a ring: [x0, y0, x1, y1] (min x, min y, max x, max y); an empty ring
+/// gives an inverted box, which nothing is inside.
+pub fn ring_bounds(ring: &[[f64; 2]]) -> [f64; 4] {
+    ring.iter().fold(
+        [f64::MAX, f64::MAX, f64::MIN, f64::MIN],
+        |[x0, y0, x1, y1], p| [x0.min(p[0]), y0.min(p[1]), x1.max(p[0]), y1.max(p[1])],
+    )
+}
+
 /// Whether `p` lies inside a closed ring (even-odd rule; the boundary is either side).
 pub fn ring_contains(ring: &[[f64; 2]], p: [f64; 2]) -> bool {
     let mut inside = false;

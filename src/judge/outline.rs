@@ -50,16 +50,7 @@ pub fn outlines_near(scene: &Scene, picture: &Picture) -> Vec<OutlineNote> {
         .iter()
         .filter(|o| {
             o.polygon.as_ref().is_some_and(|ring| {
-                let xs = ring.iter().map(|p| p[0]);
-                let ys = ring.iter().map(|p| p[1]);
-                let (x0, x1) = (
-                    xs.clone().fold(f64::MAX, f64::min),
-                    xs.fold(f64::MIN, f64::max),
-                );
-                let (y0, y1) = (
-                    ys.clone().fold(f64::MAX, f64::min),
-                    ys.fold(f64::MIN, f64::max),
-                );
+                let [x0, y0, x1, y1] = crate::geometry::polygon::ring_bounds(ring);
                 x1 >= left && x0 <= right && y1 >= bottom && y0 <= top
             })
         })

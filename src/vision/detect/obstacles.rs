@@ -16,7 +16,7 @@ mod view;
 
 use super::memory::Cells;
 use crate::geometry::PlayArea;
-use crate::geometry::polygon::ring_contains;
+use crate::geometry::polygon::{ring_bounds, ring_contains};
 use crate::models::Models;
 use crate::scene::{ObstacleSpec, Quality, ShipSpec};
 use crate::vision::detect::ortho::OrthoView;
@@ -111,16 +111,7 @@ impl RegionKey {
         ortho: &Mat,
         view: &OrthoView,
     ) -> Result<RegionKey, VisionError> {
-        let xs = region.contour.iter().map(|p| p[0]);
-        let ys = region.contour.iter().map(|p| p[1]);
-        let (x0, x1) = (
-            xs.clone().fold(f64::MAX, f64::min),
-            xs.fold(f64::MIN, f64::max),
-        );
-        let (y0, y1) = (
-            ys.clone().fold(f64::MAX, f64::min),
-            ys.fold(f64::MIN, f64::max),
-        );
+        let [x0, y0, x1, y1] = ring_bounds(&region.contour);
         let rect = [
             x0.floor() as i32,
             y0.floor() as i32,

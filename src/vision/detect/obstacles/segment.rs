@@ -283,47 +283,74 @@ pub fn split(
     min_px: f64,
     max_px: f64,
 ) -> Result<Vec<(Region, Vec<bool>)>, VisionError> {
-    let contour: Vector<Point> = region
-        .contour
-        .iter()
-        .map(|p| Point::new(p[0] as i32, p[1] as i32))
-        .collect();
-    let pad = radius + 2;
-    let rect = imgproc::bounding_rect(&contour)?;
-    let (w, h) = (rect.width + 2 * pad, rect.height + 2 * pad);
-    let shift = Point::new(pad - rect.x, pad - rect.y);
-    let local: Vector<Point> = contour.iter().map(|p| p + shift).collect();
-    let mut fill = Mat::zeros(h, w, core::CV_8UC1)?.to_mat()?;
-    draw(&mut fill, local.clone(), -1)?;
-    let mut edge = Mat::zeros(h, w, core::CV_8UC1)?.to_mat()?;
-    draw(&mut edge, local, 3)?;
-    let opened = morph(&fill, imgproc::MORPH_OPEN, &disc_kernel(2 * radius + 1)?, 1)?;
-    let mut out = Vec::new();
-    for Blob {
-        contour: c,
-        area_px,
-        centroid,
-    } in outer_contours(&opened, min_px, max_px)?
-    {
-        let real = c
+    let local = Local::of(region, radius + 2)?;
+    let mut edge = Mat::zeros(local.fill.rows(), local.fill.cols(), core::CV_8UC1)?.to_mat()?;
+    draw(&mut edge, local.contour.clone(), 3)?;
+    let opened = morph(
+        &local.fill,
+        imgproc::MORPH_OPEN,
+        &disc_kernel(2 * radius + 1)?,
+        1,
+    )?;
+    Ok(outer_contours(&opened, min_px, max_px)?
+        .into_iter()
+        .map(|blob| {
+            let real = blob
+                .contour
+                .iter()
+                .map(|p| edge.at_2d::<u8>(p.y, p.x).is_ok_and(|v| *v > 0))
+                .collect();
+            local.part(&blob, region, real)
+        })
+        .collect())
+}
+
+/// A region drawn filled in a mask of its own, `pad` pixels around its box (so that
+/// morphology there neither runs into the box's edge nor reaches past the mask).
+struct Local {
+    fill: Mat,
+    contour: Vector<Point>,
+    /// From the view's pixels to the mask's.
+    shift: Point,
+}
+
+impl Local {
+    fn of(region: &Region, pad: i32) -> Result<Local, VisionError> {
+        let contour: Vector<Point> = region
+            .contour
             .iter()
-            .map(|p| edge.at_2d::<u8>(p.y, p.x).is_ok_and(|v| *v > 0))
+            .map(|p| Point::new(p[0] as i32, p[1] as i32))
             .collect();
-        let back = |x: f64, y: f64| [x - f64::from(shift.x), y - f64::from(shift.y)];
-        out.push((
+        let rect = imgproc::bounding_rect(&contour)?;
+        let (w, h) = (rect.width + 2 * pad, rect.height + 2 * pad);
+        let shift = Point::new(pad - rect.x, pad - rect.y);
+        let contour: Vector<Point> = contour.iter().map(|p| p + shift).collect();
+        let mut fill = Mat::zeros(h, w, core::CV_8UC1)?.to_mat()?;
+        draw(&mut fill, contour.clone(), -1)?;
+        Ok(Local {
+            fill,
+            contour,
+            shift,
+        })
+    }
+
+    /// A part of the region found in the mask, back in the view's pixels.
+    fn part(&self, blob: &Blob, region: &Region, real: Vec<bool>) -> (Region, Vec<bool>) {
+        let back = |x: f64, y: f64| [x - f64::from(self.shift.x), y - f64::from(self.shift.y)];
+        (
             Region {
-                contour: c
+                contour: blob
+                    .contour
                     .iter()
                     .map(|p| back(f64::from(p.x), f64::from(p.y)))
                     .collect(),
-                area_px,
-                centroid: back(centroid[0], centroid[1]),
+                area_px: blob.area_px,
+                centroid: back(blob.centroid[0], blob.centroid[1]),
                 contrast: region.contrast,
             },
             real,
-        ));
+        )
     }
-    Ok(out)
 }
 
 /// The parts of a region that are much less colourful than the rest of it: a grey token
@@ -340,21 +367,12 @@ pub fn grey_parts(
     min_px: f64,
     max_px: f64,
 ) -> Result<Vec<(Region, Vec<bool>)>, VisionError> {
-    let contour: Vector<Point> = region
-        .contour
-        .iter()
-        .map(|p| Point::new(p[0] as i32, p[1] as i32))
-        .collect();
     // A margin around the region, so that the morphology below does not erode a part
     // where it touches the region's bounding box.
-    const PAD: i32 = 3;
-    let rect = imgproc::bounding_rect(&contour)?;
+    let local = Local::of(region, 3)?;
+    let (fill, shift) = (&local.fill, local.shift);
+    let (w, h) = (fill.cols(), fill.rows());
     let size = ortho.size()?;
-    let (w, h) = (rect.width + 2 * PAD, rect.height + 2 * PAD);
-    let shift = Point::new(PAD - rect.x, PAD - rect.y);
-    let local: Vector<Point> = contour.iter().map(|p| p + shift).collect();
-    let mut fill = Mat::zeros(h, w, core::CV_8UC1)?.to_mat()?;
-    draw(&mut fill, local, -1)?;
     // Saturation (max - min) / max of every lit pixel of the region (dark pixels, the bare
     // space between the art, have no colour to tell).
     let mut sat = vec![-1f32; (w * h) as usize];
@@ -404,24 +422,11 @@ pub fn grey_parts(
         &k3,
         1,
     )?;
-    let back = |x: f64, y: f64| [x - f64::from(shift.x), y - f64::from(shift.y)];
     Ok(outer_contours(&cleaned, min_px, max_px)?
         .into_iter()
-        .map(|b| {
-            let real = vec![true; b.contour.len()];
-            (
-                Region {
-                    contour: b
-                        .contour
-                        .iter()
-                        .map(|p| back(f64::from(p.x), f64::from(p.y)))
-                        .collect(),
-                    area_px: b.area_px,
-                    centroid: back(b.centroid[0], b.centroid[1]),
-                    contrast: region.contrast,
-                },
-                real,
-            )
+        .map(|blob| {
+            let real = vec![true; blob.contour.len()];
+            local.part(&blob, region, real)
         })
         .collect())
 }
@@ -564,6 +569,12 @@ mod tests {
         }
     }
 
+    /// A 120 x 100 px view of dark space.
+    fn space() -> Mat {
+        Mat::new_rows_cols_with_default(100, 120, core::CV_8UC3, Scalar::new(21.0, 22.0, 28.0, 0.0))
+            .unwrap()
+    }
+
     fn fill_rect(m: &mut Mat, x: i32, y: i32, w: i32, h: i32, bgr: [f64; 3]) {
         imgproc::rectangle(
             m,
@@ -580,13 +591,7 @@ mod tests {
     fn a_grey_token_across_coloured_art_is_its_own_part() {
         // Dark space, a planet's face in the rendered teal (#73A3A8) and a grey token
         // (#676868) lying across its lower edge: one region, joined along a whole side.
-        let mut view = Mat::new_rows_cols_with_default(
-            100,
-            120,
-            core::CV_8UC3,
-            Scalar::new(21.0, 22.0, 28.0, 0.0),
-        )
-        .unwrap();
+        let mut view = space();
         fill_rect(&mut view, 10, 10, 80, 40, [168.0, 163.0, 115.0]);
         fill_rect(&mut view, 55, 35, 35, 35, [104.0, 104.0, 103.0]);
         let region = lit_region(&view);
@@ -613,13 +618,7 @@ mod tests {
     fn a_region_of_one_colour_has_no_grey_part() {
         // The same shapes in two shades of one colour (a nebula's brighter core): nothing
         // to split by saturation.
-        let mut view = Mat::new_rows_cols_with_default(
-            100,
-            120,
-            core::CV_8UC3,
-            Scalar::new(21.0, 22.0, 28.0, 0.0),
-        )
-        .unwrap();
+        let mut view = space();
         fill_rect(&mut view, 10, 10, 80, 40, [168.0, 163.0, 115.0]);
         fill_rect(&mut view, 55, 35, 35, 35, [140.0, 136.0, 96.0]);
         let region = lit_region(&view);
@@ -629,13 +628,7 @@ mod tests {
                 .is_empty()
         );
         // And a grey token alone is all grey: no colour to split it from.
-        let mut alone = Mat::new_rows_cols_with_default(
-            100,
-            120,
-            core::CV_8UC3,
-            Scalar::new(21.0, 22.0, 28.0, 0.0),
-        )
-        .unwrap();
+        let mut alone = space();
         fill_rect(&mut alone, 55, 35, 35, 35, [104.0, 104.0, 103.0]);
         let region = lit_region(&alone);
         assert!(
