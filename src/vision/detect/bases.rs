@@ -4,7 +4,7 @@
 use super::base_fit::{BaseFit, BaseGuess, BaseShape, RIM_PRIOR_MM, fit_base};
 use super::base_search::{Gradients, MiniMask, bright_blobs, under_blob};
 use super::facing::facing;
-use super::memory::BlobKey;
+use super::memory::{BlobKey, FoundBlob, Memory, Reused};
 use super::token_lines::{LineTurn, line_turn};
 use crate::geometry::PlayArea;
 use crate::geometry::polygon::{ring_contains, ring_distance, segment_distance};
@@ -14,6 +14,7 @@ use crate::vision::calibrate::scale::px_per_mm;
 use crate::vision::edges::Grey;
 use crate::vision::{Camera, VisionError};
 use opencv::core::Mat;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Least edge contrast (linear light, per half pixel) an edge point must show.
 const MIN_CONTRAST: f64 = 0.5;
@@ -696,20 +697,24 @@ pub fn find_bases(
     models: &Models,
     obstacles: &[Vec<[f64; 2]>],
 ) -> Result<Vec<FoundBase>, VisionError> {
-    Ok(find_bases_known(views, camera, play, models, obstacles, &[])?.0)
+    let none = Memory::default();
+    Ok(find_bases_known(views, camera, play, models, obstacles, &none)?.0)
 }
 
 /// [`find_bases`] for a frame of a stream: a blob under which the last search found no
-/// base (a star, the mat's art) is not searched again while the view around it stays as
-/// it was (see [`super::memory`]). Also returns the blobs with no base under them now.
+/// base (a star, the mat's art) is not searched again, and one under which it found a base
+/// gives that base again, while the view around the blob (and over its base) stays as it
+/// was (see [`super::memory`]). Also returns what this search found per blob: the blobs
+/// with no base under them, and those with one.
+#[allow(clippy::type_complexity)]
 pub fn find_bases_known(
     views: &Views,
     camera: &Camera,
     play: &PlayArea,
     models: &Models,
     obstacles: &[Vec<[f64; 2]>],
-    empty_before: &[BlobKey],
-) -> Result<(Vec<FoundBase>, Vec<BlobKey>), VisionError> {
+    before: &Memory,
+) -> Result<(Vec<FoundBase>, Vec<BlobKey>, Vec<FoundBlob>, Reused), VisionError> {
     let Views { ortho, grads, .. } = *views;
     let z = models.bases.base_top_height_mm;
     let sizes = [BaseSize::Small, BaseSize::Medium, BaseSize::Large];
@@ -747,23 +752,32 @@ pub fn find_bases_known(
     };
     // The blobs are independent: two workers take them one at a time (a blob searched
     // twice costs several times another), and the results go back into blob order.
-    let next = std::sync::atomic::AtomicUsize::new(0);
+    let next = AtomicUsize::new(0);
     // Each blob's key, to know it again in the next frame of a stream.
     let keys: Vec<BlobKey> = blobs
         .iter()
         .map(|b| BlobKey::of(*b, grads.view.to_pixel(b[0], b[1]), ortho))
         .collect::<Result<_, _>>()?;
+    let (passed_over, taken) = (AtomicUsize::new(0), AtomicUsize::new(0));
     let work = || {
         let mut out = Vec::new();
         loop {
-            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let i = next.fetch_add(1, Ordering::Relaxed);
             let (Some(blob), Some(key)) = (blobs.get(i), keys.get(i)) else {
                 break;
             };
-            if empty_before.iter().any(|k| k.same(key)) {
+            if before.empty_blobs.iter().any(|k| k.same(key)) {
+                passed_over.fetch_add(1, Ordering::Relaxed);
                 continue;
             }
-            if let Some(b) = search.base_under(*blob) {
+            let known = before
+                .found_blobs
+                .iter()
+                .find_map(|f| f.again(key, ortho, &grads.view).ok().flatten());
+            if known.is_some() {
+                taken.fetch_add(1, Ordering::Relaxed);
+            }
+            if let Some(b) = known.or_else(|| search.base_under(*blob)) {
                 out.push((i, b));
             }
         }
@@ -781,11 +795,15 @@ pub fn find_bases_known(
         .collect();
     results.sort_by_key(|r| r.0);
     let empty: Vec<BlobKey> = keys
-        .into_iter()
+        .iter()
         .enumerate()
         .filter(|(i, _)| !results.iter().any(|r| r.0 == *i))
-        .map(|(_, k)| k)
+        .map(|(_, k)| k.clone())
         .collect();
+    let per_blob: Vec<FoundBlob> = results
+        .iter()
+        .map(|(i, b)| FoundBlob::of(keys[*i].clone(), b.clone(), ortho, &grads.view))
+        .collect::<Result<_, _>>()?;
     let mut verified: Vec<(f64, FoundBase)> =
         results.into_iter().map(|(_, b)| (b.quality, b)).collect();
     // Bases cannot overlap: of two that would, the better supported stays.
@@ -817,7 +835,12 @@ pub fn find_bases_known(
             .total_cmp(&b.fit.centre[0])
             .then(a.fit.centre[1].total_cmp(&b.fit.centre[1]))
     });
-    Ok((found, empty))
+    let reused = Reused {
+        empty_regions: 0,
+        empty_blobs: passed_over.into_inner(),
+        bases: taken.into_inner(),
+    };
+    Ok((found, empty, per_blob, reused))
 }
 
 /// How many camera pixels a side of the fitted base spans, on its top.

@@ -1,12 +1,15 @@
 //! What a stream's full search remembers for the next one. Most of a search's time goes to
 //! what holds nothing: the mat's art and stars, searched for obstacle outlines and for base
-//! squares under every bright blob, in vain, frame after frame. A still camera sees them
-//! again as they were, so the next search passes over a region or a blob it searched in
-//! vain while the view there stays as it was, down to the colour of every small cell
-//! (anything laid on it, a token, a ship, a hand, changes some cell by far more than the
-//! sensor's noise does).
+//! squares under every bright blob, in vain, frame after frame; the rest to the same ships
+//! and obstacles found again where they were. A still camera sees them again as they were,
+//! so the next search passes over a region or a blob it searched in vain, and takes a
+//! blob's base as it found it, while the view there stays as it was, down to the colour of
+//! every small cell (anything laid on it, moved or taken away, a token, a ship, a hand,
+//! changes some cell by far more than the sensor's noise does).
 
+use super::bases::FoundBase;
 use super::obstacles::Known;
+use super::ortho::OrthoView;
 use crate::vision::VisionError;
 use opencv::core::{Mat, Vec3b};
 use opencv::prelude::*;
@@ -19,7 +22,71 @@ pub struct Memory {
     pub obstacles: Known,
     /// The blobs under which no base was found.
     pub empty_blobs: Vec<BlobKey>,
+    /// The blobs under which a base was found, with that base.
+    pub found_blobs: Vec<FoundBlob>,
+    /// How much of this search came from the one before.
+    pub reused: Reused,
 }
+
+/// What a search took from the memory of the one before: regions and blobs passed over,
+/// bases taken as they were.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Reused {
+    pub empty_regions: usize,
+    pub empty_blobs: usize,
+    pub bases: usize,
+}
+
+/// A blob with a base under it: the blob, the view over the base, and the base as its
+/// blob's search found it (before bases that overlap are settled between blobs).
+#[derive(Clone, Debug)]
+pub struct FoundBlob {
+    pub key: BlobKey,
+    over: Cells,
+    pub base: FoundBase,
+}
+
+impl FoundBlob {
+    /// `view`: the base-top view the search reads (see [`super::base_search`]).
+    pub fn of(
+        key: BlobKey,
+        base: FoundBase,
+        view: &Mat,
+        grid: &OrthoView,
+    ) -> Result<FoundBlob, VisionError> {
+        let over = Cells::of(view, base_box(&base, grid), BLOB_CELL_PX)?;
+        Ok(FoundBlob { key, over, base })
+    }
+
+    /// The base again, when its blob is the same and nothing over the base changed: a
+    /// search there would read what it read before.
+    pub fn again(
+        &self,
+        key: &BlobKey,
+        view: &Mat,
+        grid: &OrthoView,
+    ) -> Result<Option<FoundBase>, VisionError> {
+        if !self.key.same(key) {
+            return Ok(None);
+        }
+        let now = Cells::of(view, base_box(&self.base, grid), BLOB_CELL_PX)?;
+        Ok(self.over.agree(&now).then(|| self.base.clone()))
+    }
+}
+
+/// The view's pixels over a base and a margin around it (its guides, the edges its fit
+/// searches beyond the outline).
+fn base_box(base: &FoundBase, grid: &OrthoView) -> [i32; 4] {
+    let [c, r] = grid.to_pixel(base.fit.centre[0], base.fit.centre[1]);
+    let reach = (base.fit.half * std::f64::consts::SQRT_2 + BASE_MARGIN_MM) / grid.mm_per_px;
+    [
+        (c - reach).floor() as i32,
+        (r - reach).floor() as i32,
+        (c + reach).ceil() as i32,
+        (r + reach).ceil() as i32,
+    ]
+}
+const BASE_MARGIN_MM: f64 = 10.0;
 
 /// The mean colour of every `cell` x `cell` pixel square of a view that a box touches, on a
 /// grid fixed to the view (so that the same place gives the same cells in every frame).

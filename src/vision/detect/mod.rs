@@ -193,13 +193,13 @@ impl<'a> Detector<'a> {
                     &known.obstacles,
                 )
             });
-            let found = self.find_bases(frame, &known.empty_blobs);
+            let found = self.find_bases(frame, known);
             (obstacles.join(), found)
         });
         let mut searched =
             obstacles.map_err(|_| VisionError::Invalid("obstacle search failed".into()))??;
         scene.obstacles = searched.obstacles.clone();
-        let (mut bases, occluders, empty_blobs) = found?;
+        let (mut bases, occluders, empty_blobs, found_blobs, reused) = found?;
         // Only outlines that matched a standard model rule a blob out: a measured polygon
         // (reported when an empty-table frame vouches for a region) may be a miniature.
         let outlines: Vec<Vec<[f64; 2]>> = scene
@@ -233,26 +233,33 @@ impl<'a> Detector<'a> {
             bases,
             occluders,
             memory: memory::Memory {
+                reused: memory::Reused {
+                    empty_regions: searched.passed_over,
+                    ..reused
+                },
                 obstacles: searched,
                 empty_blobs,
+                found_blobs,
             },
         })
     }
 }
 
 impl Detector<'_> {
-    /// The bases and the occluders of one frame, and the blobs with no base under them
-    /// (those `empty_before` holds are not searched again).
+    /// The bases and the occluders of one frame, and what was found per blob (a stream's
+    /// next search uses it, as this one uses `before`).
     #[allow(clippy::type_complexity)]
     fn find_bases(
         &self,
         frame: &Mat,
-        empty_before: &[memory::BlobKey],
+        before: &memory::Memory,
     ) -> Result<
         (
             Vec<bases::FoundBase>,
             Vec<Vec<crate::geometry::Point>>,
             Vec<memory::BlobKey>,
+            Vec<memory::FoundBlob>,
+            memory::Reused,
         ),
         VisionError,
     > {
@@ -265,16 +272,16 @@ impl Detector<'_> {
             ortho: &ortho,
             grads: &grads,
         };
-        let (found, empty) = bases::find_bases_known(
+        let (found, empty, per_blob, reused) = bases::find_bases_known(
             &views,
             &self.cal.camera,
             &self.cal.play_area,
             self.models,
             &[],
-            empty_before,
+            before,
         )?;
         let occluders = base_search::occluders(&ortho, &grads.view)?;
-        Ok((found, occluders, empty))
+        Ok((found, occluders, empty, per_blob, reused))
     }
 }
 

@@ -92,6 +92,8 @@ pub struct Known {
     pub obstacles: Vec<ObstacleSpec>,
     /// The regions searched in vain: the mat's art, the miniatures, a hand.
     pub empty: Vec<RegionKey>,
+    /// How many of them were passed over, known from the search before.
+    pub passed_over: usize,
 }
 
 /// A region as the coarse view shows it, to know it again in a later frame: its box, its
@@ -407,10 +409,12 @@ pub fn find_obstacles_known(
     let was_empty = |key: &RegionKey| known.empty.iter().any(|k| k.same(key));
     let mut found: Vec<ObstacleSpec> = Vec::new();
     let mut empty: Vec<RegionKey> = Vec::new();
+    let mut passed_over = 0;
     for region in &regions {
         let key = RegionKey::of(region, &ortho, &view)?;
         if was_empty(&key) {
             empty.push(key);
+            passed_over += 1;
             continue;
         }
         if let Some(o) = again(region) {
@@ -485,6 +489,7 @@ pub fn find_obstacles_known(
                 let key = RegionKey::of(region, &ortho, &view)?;
                 if was_empty(&key) {
                     empty.push(key);
+                    passed_over += 1;
                     continue;
                 }
                 if let Some(o) = again(region) {
@@ -525,6 +530,7 @@ pub fn find_obstacles_known(
     Ok(Known {
         obstacles: found,
         empty,
+        passed_over,
     })
 }
 

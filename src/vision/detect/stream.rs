@@ -264,8 +264,11 @@ impl<'a> Stream<'a> {
             obstacles: super::obstacles::Known {
                 obstacles: obstacles.clone(),
                 empty: d.memory.obstacles.empty,
+                passed_over: d.memory.obstacles.passed_over,
             },
             empty_blobs: d.memory.empty_blobs,
+            found_blobs: d.memory.found_blobs,
+            reused: d.memory.reused,
         };
         self.obstacles = obstacles;
         let art = self.table_art.get_or_insert_with(|| d.occluders.clone());
