@@ -57,6 +57,7 @@ fn run_detect(a: &BenchDetectArgs) -> anyhow::Result<()> {
     let mut all = SceneScore::default();
     let (mut full_ms, mut refit_ms, mut roll_ms) = (Vec::new(), Vec::new(), Vec::new());
     let (mut stream_ms, mut stream_same) = (Vec::new(), 0usize);
+    let mut stream_differs: Vec<String> = Vec::new();
     let mut reused = [0usize; 3];
     let mut check_ms = Vec::new();
     let mut checks = Vec::new();
@@ -123,6 +124,11 @@ fn run_detect(a: &BenchDetectArgs) -> anyhow::Result<()> {
             && found.scene.ships == again.scene.ships
         {
             stream_same += 1;
+        } else {
+            stream_differs.push(
+                dir.file_name()
+                    .map_or(String::new(), |n| n.to_string_lossy().to_string()),
+            );
         }
         // The stream's cheap frame: re-fit the ships found.
         let mut times = Vec::new();
@@ -250,6 +256,12 @@ fn run_detect(a: &BenchDetectArgs) -> anyhow::Result<()> {
         reused[1],
         reused[2]
     );
+    if !stream_differs.is_empty() {
+        println!(
+            "a stream's search differs from the single frame's on: {}",
+            stream_differs.join(" ")
+        );
+    }
     for every in [1u64, 5, 10] {
         // A stream's full search frame checks the mat markers too.
         let per = (search + check + (every - 1) as f64 * refit) / every as f64 + roll;
@@ -276,7 +288,9 @@ fn run_detect(a: &BenchDetectArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The same obstacles: the same models, each within 0.1 mm and 0.1 deg of its place.
+/// The same obstacles: the same models, each within 0.2 mm and 0.3 deg of its place (a
+/// fit started from a known pose settles within a small part of its sigma, 0.25-0.3 mm
+/// and 0.2-0.3 deg, of where it settles from the chamfer's start).
 fn same_obstacles(a: &[crate::scene::ObstacleSpec], b: &[crate::scene::ObstacleSpec]) -> bool {
     let close = |p: &crate::scene::ObstacleSpec, q: &crate::scene::ObstacleSpec| {
         let d = |u: Option<f64>, v: Option<f64>| match (u, v) {
@@ -291,8 +305,8 @@ fn same_obstacles(a: &[crate::scene::ObstacleSpec], b: &[crate::scene::ObstacleS
         };
         p.model == q.model
             && p.polygon == q.polygon
-            && d(p.x, q.x).hypot(d(p.y, q.y)) <= 0.1
-            && turn <= 0.1
+            && d(p.x, q.x).hypot(d(p.y, q.y)) <= 0.2
+            && turn <= 0.3
     };
     a.len() == b.len() && a.iter().all(|p| b.iter().any(|q| close(p, q)))
 }

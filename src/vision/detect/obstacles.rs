@@ -58,6 +58,11 @@ const FIRST_CANDIDATES: usize = 3;
 const FALLBACK_SUPPORT: f64 = 0.4;
 const ERODED_AREA: f64 = 1.1;
 const ERODED_RMS: f64 = 0.3;
+/// How closely a grey part's outline must be followed (the fit's confidence): a
+/// miniature over coloured art has grey parts too (seed 119's large ship's made a small
+/// asteroid with 0.65; seed 9's asteroid across a planet's rim has 0.79, seed 6's debris
+/// on a nebula 0.82).
+const GREY_PART_CONFIDENCE: f64 = 0.75;
 /// Mean difference (grey levels) below which a region is faint enough to be grown.
 const FAINT_CONTRAST: f64 = 50.0;
 
@@ -398,7 +403,9 @@ pub fn find_obstacles_known(
         if background.is_none() {
             let mut parts = Vec::new();
             for (part, own) in segment::grey_parts(region, &ortho, min_px, max_px)? {
-                if let Some(o) = standard(&part.contour, Some(&own), part.area_px, part.centroid)? {
+                if let Some(o) = standard(&part.contour, Some(&own), part.area_px, part.centroid)?
+                    && o.quality.confidence.unwrap_or(0.0) >= GREY_PART_CONFIDENCE
+                {
                     parts.push(o);
                 }
             }
