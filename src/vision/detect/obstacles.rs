@@ -345,6 +345,16 @@ pub fn find_obstacles_known(
         };
         Ok(chosen.map(|(i, fit)| placed(&shapes[i], &fit)))
     };
+    // The share of a region's boundary that is a cut (next to a ship or the unseen), not
+    // its own edge.
+    let cut_of = |region: &segment::Region| {
+        region
+            .contour
+            .iter()
+            .filter(|p| at(&near, view.to_table(p[0], p[1])))
+            .count() as f64
+            / region.contour.len().max(1) as f64
+    };
     // The known obstacle a region is again: the only one whose centre lies in it, its
     // outline fitted from where it was and accepted, the region its size.
     let again = |region: &segment::Region| -> Option<ObstacleSpec> {
@@ -359,12 +369,7 @@ pub fn find_obstacles_known(
         if inside.next().is_some() {
             return None;
         }
-        let cut = region
-            .contour
-            .iter()
-            .filter(|p| at(&near, view.to_table(p[0], p[1])))
-            .count() as f64
-            / region.contour.len().max(1) as f64;
+        let cut = cut_of(region);
         if !plausible_for(shape, region.area_px * px_area, cut) {
             return None;
         }
@@ -433,12 +438,7 @@ pub fn find_obstacles_known(
             found.extend(standards);
             continue;
         }
-        let cut = region
-            .contour
-            .iter()
-            .filter(|p| at(&near, view.to_table(p[0], p[1])))
-            .count() as f64
-            / region.contour.len().max(1) as f64;
+        let cut = cut_of(region);
         // A measured polygon must be a token's size: the round cardboard tokens players
         // leave beside their ships (about 350 mm2) are smaller than any obstacle (513).
         if background.is_some()

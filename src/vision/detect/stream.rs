@@ -265,12 +265,9 @@ impl<'a> Stream<'a> {
         self.known = Memory {
             obstacles: super::obstacles::Known {
                 obstacles: obstacles.clone(),
-                empty: d.memory.obstacles.empty,
-                passed_over: d.memory.obstacles.passed_over,
+                ..d.memory.obstacles
             },
-            empty_blobs: d.memory.empty_blobs,
-            found_blobs: d.memory.found_blobs,
-            reused: d.memory.reused,
+            ..d.memory
         };
         self.obstacles = obstacles;
         let art = self.table_art.get_or_insert_with(|| d.occluders.clone());
