@@ -436,3 +436,38 @@ fn a_stream_search_passes_over_what_it_knows_and_sees_what_changed() {
     }
     assert_eq!(falses, 0);
 }
+
+// Seed 119 at 1080p: a large ship's pale miniature over coloured art splits, by saturation,
+// into grey parts, one of which an asteroid's outline followed with confidence 0.65: a
+// false obstacle, under which the ship's own blob was then taken for that obstacle's and
+// its base dropped. Grey parts must be fitted with confidence 0.75.
+#[test]
+fn a_miniature_over_coloured_art_is_no_grey_token() {
+    use hashmark::vision::detect::{Calibrated, Detector};
+    let models = Models::builtin();
+    let (_dir, truth, frame, _) = render(119, Resolution::Hd1080, 3);
+    let cal = Calibrated {
+        camera: truth.camera.clone(),
+        play_area: truth.scene.play_area,
+        sigma_mm: 0.05,
+    };
+    let scene = Detector::new(cal, models)
+        .expect("detector")
+        .detect(&frame)
+        .expect("detect");
+    let (rows, falses) = score(&truth.scene.obstacles, &scene.obstacles);
+    eprintln!("{rows:?}, {falses} false; {} ships", scene.ships.len());
+    assert_eq!(falses, 0, "{:?}", scene.obstacles);
+    let large = truth
+        .scene
+        .ships
+        .iter()
+        .find(|s| s.id == "s4")
+        .expect("the rendered scene has no s4: it changed");
+    let near = scene
+        .ships
+        .iter()
+        .map(|s| (s.x - large.x).hypot(s.y - large.y))
+        .fold(f64::INFINITY, f64::min);
+    assert!(near < 2.0, "s4: nearest base {near:.2} mm off");
+}
