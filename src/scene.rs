@@ -44,7 +44,7 @@ pub struct Quality {
     pub doubts: Vec<Doubt>,
 }
 
-/// One reason detection doubts a ship it found.
+/// One reason detection doubts an item it found (all but the last are of ships).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Doubt {
@@ -65,6 +65,9 @@ pub enum Doubt {
     SecondHeading,
     /// The token's front arc and initiative disc are mostly hidden: the facing is a guess.
     FacingUnsure,
+    /// Of a measured outline: a miniature with no base seen under it, most likely a ship
+    /// whose base it hides; the outline is the miniature's, where it stands.
+    HiddenBase,
 }
 
 impl Doubt {
@@ -79,6 +82,7 @@ impl Doubt {
             Doubt::RimStrayed => "its base's rim does not fit a base's",
             Doubt::SecondHeading => "a heading a few degrees off fits about as well",
             Doubt::FacingUnsure => "its front arc and initiative disc are hidden",
+            Doubt::HiddenBase => "a miniature with no base seen under it",
         }
     }
 
@@ -93,6 +97,7 @@ impl Doubt {
             Doubt::RimStrayed => "rim off",
             Doubt::SecondHeading => "second heading",
             Doubt::FacingUnsure => "facing hidden",
+            Doubt::HiddenBase => "base hidden",
         }
     }
 

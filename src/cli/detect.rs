@@ -256,7 +256,9 @@ pub fn text_report(scene: &crate::scene::Scene) -> String {
                     "{:<8} {:<14} measured outline, {n} points (no standard model fits){}",
                     o.id,
                     "-",
-                    if crate::judge::OutlineNote::is_unidentified(o) {
+                    if crate::judge::OutlineNote::is_hidden_base(o) {
+                        ": a miniature with no base seen under it, most likely a ship: check by eye"
+                    } else if crate::judge::OutlineNote::is_unidentified(o) {
                         ": not on the empty table, often a ship whose base is hidden: check by eye"
                     } else {
                         ""
@@ -290,14 +292,19 @@ mod tests {
               "obstacles": [
                 {"id": "o1", "model": "coreasteroid1", "x": 400.0, "y": 450.0,
                  "rotation_deg": 12.5, "sigma_mm": 0.2},
-                {"id": "o2", "polygon": [[10, 10], [60, 10], [60, 50]]}]}"#,
+                {"id": "o2", "polygon": [[10, 10], [60, 10], [60, 50]]},
+                {"id": "o3", "polygon": [[200, 10], [250, 10], [250, 60], [200, 60]],
+                 "sigma_mm": 10.0, "confidence": 0.1, "doubts": ["hidden_base"]}]}"#,
             crate::Models::builtin(),
         )
         .expect("scene");
         let text = text_report(&scene);
         eprintln!("{text}");
         let lines: Vec<&str> = text.lines().collect();
-        assert_eq!(lines[0], "3 ships (2 to check by eye), 2 obstacles");
+        assert_eq!(
+            lines[0],
+            "3 ships (2 to check by eye), 3 obstacles (1 to check by eye)"
+        );
         let s1 = lines.iter().find(|l| l.starts_with("s1 ")).expect("s1");
         let s2 = lines.iter().find(|l| l.starts_with("s2 ")).expect("s2");
         assert!(s1.contains("100.00") && s1.contains("0.97") && !s1.contains("check"));
@@ -317,6 +324,12 @@ mod tests {
             lines
                 .iter()
                 .any(|l| l.starts_with("o2 ") && l.contains("measured outline, 3 points"))
+        );
+        // A miniature with no base found under it is said to be one.
+        let o3 = lines.iter().find(|l| l.starts_with("o3 ")).expect("o3");
+        assert!(
+            o3.contains("a miniature with no base seen under it") && o3.ends_with("check by eye"),
+            "{o3}"
         );
     }
 }

@@ -4,8 +4,9 @@
 //! is blocked, which is also right when it is a ship). What it is, detection cannot say: on
 //! the four rendered sets (scripts/detect-report.sh, with the frame) 14 of the 16 such
 //! outlines lay over a ship whose base was hidden under its miniature, one was a standard
-//! debris field fitted too loosely to be named, one a change of light. So the judge is
-//! told to look.
+//! debris field fitted too loosely to be named, one a change of light. Without the frame,
+//! a miniature with no base found under it is reported so too (see
+//! `crate::vision::detect::hidden`). So the judge is told to look.
 
 use super::{Picture, UNSURE_CONFIDENCE};
 use crate::scene::{ObstacleSpec, Scene};
@@ -30,13 +31,28 @@ impl OutlineNote {
     pub fn of(o: &ObstacleSpec) -> Option<OutlineNote> {
         Self::is_unidentified(o).then(|| OutlineNote {
             id: o.id.clone(),
-            text: format!(
-                "{} is a measured outline no standard obstacle fits: something not on the \
-                 empty table (often a ship whose base detection could not see under its \
-                 miniature); it counts as an obstacle here: check it by eye",
-                o.id
-            ),
+            text: if Self::is_hidden_base(o) {
+                format!(
+                    "{} is the outline of a miniature with no base seen under it (most \
+                     likely a ship whose whole base it hides); it counts as an obstacle \
+                     here: check it by eye",
+                    o.id
+                )
+            } else {
+                format!(
+                    "{} is a measured outline no standard obstacle fits: something not on \
+                     the empty table (often a ship whose base detection could not see under \
+                     its miniature); it counts as an obstacle here: check it by eye",
+                    o.id
+                )
+            },
         })
+    }
+
+    /// Whether `o` is a miniature's outline with no base found under it (see
+    /// `crate::vision::detect::hidden`), not a region that differs from the empty table.
+    pub fn is_hidden_base(o: &ObstacleSpec) -> bool {
+        o.quality.doubts.contains(&crate::scene::Doubt::HiddenBase)
     }
 }
 

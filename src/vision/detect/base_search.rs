@@ -486,6 +486,13 @@ const MINI_MIN_VALUE: f64 = 150.0;
 const MINI_MAX_SATURATION: f64 = 0.3;
 const MINI_MARGIN_PX: i32 = 3;
 
+/// A miniature's body as [`MiniMask::body_near`] finds it.
+pub struct Body {
+    /// The convex hull of its parts (table mm, in the mask's plane).
+    pub hull: Vec<[f64; 2]>,
+    pub area_mm2: f64,
+}
+
 /// Where the base tops are hidden by a miniature: bright and grey (printed colour is
 /// saturated, the mat and the ship art dark), opened so that the token's thin white lines
 /// do not count, grown by a margin for the miniature's soft edge and small painted details.
@@ -542,6 +549,94 @@ impl MiniMask {
             }
         }
         Ok(out)
+    }
+
+    /// The miniature's body about a bright blob: the parts of the mask whose centres lie
+    /// within `reach_mm` of `blob`, as the convex hull of them all (table mm, in the mask's
+    /// plane, where the raised body appears) and their area; None where no part is.
+    pub fn body_near(&self, blob: [f64; 2], reach_mm: f64) -> Result<Option<Body>, VisionError> {
+        use opencv::core::{Point, Rect, Vector};
+        let v = &self.view;
+        let c = v.to_pixel(blob[0], blob[1]);
+        let reach = reach_mm / v.mm_per_px;
+        // A window wide enough for a miniature whose centre is in reach.
+        let half = (2.0 * reach + 40.0 / v.mm_per_px).ceil();
+        let (x0, y0) = (
+            ((c[0] - half).floor() as i32).clamp(0, v.width),
+            ((c[1] - half).floor() as i32).clamp(0, v.height),
+        );
+        let (x1, y1) = (
+            ((c[0] + half).ceil() as i32).clamp(0, v.width),
+            ((c[1] + half).ceil() as i32).clamp(0, v.height),
+        );
+        if x1 - x0 < 3 || y1 - y0 < 3 {
+            return Ok(None);
+        }
+        let window = Mat::roi(&self.mask, Rect::new(x0, y0, x1 - x0, y1 - y0))?.try_clone()?;
+        let mut contours: Vector<Vector<Point>> = Vector::new();
+        imgproc::find_contours(
+            &window,
+            &mut contours,
+            imgproc::RETR_EXTERNAL,
+            imgproc::CHAIN_APPROX_SIMPLE,
+            Point::new(x0, y0),
+        )?;
+        let (mut points, mut area): (Vector<Point>, f64) = (Vector::new(), 0.0);
+        for contour in &contours {
+            let m = imgproc::moments(&contour, false)?;
+            if m.m00 <= 0.0 {
+                continue;
+            }
+            let centre = [m.m10 / m.m00, m.m01 / m.m00];
+            if (centre[0] - c[0]).hypot(centre[1] - c[1]) > reach {
+                continue;
+            }
+            area += m.m00;
+            for p in &contour {
+                points.push(p);
+            }
+        }
+        if points.len() < 3 {
+            return Ok(None);
+        }
+        let mut hull: Vector<Point> = Vector::new();
+        imgproc::convex_hull(&points, &mut hull, false, true)?;
+        let ring = hull
+            .iter()
+            .map(|p| v.to_table(f64::from(p.x), f64::from(p.y)))
+            .collect();
+        Ok(Some(Body {
+            hull: ring,
+            area_mm2: area * v.mm_per_px * v.mm_per_px,
+        }))
+    }
+
+    /// The mean chroma (over max) of the miniature-like pixels of `ortho` (this mask's
+    /// view) inside `ring` (table mm): a painted grey miniature's, however bright its
+    /// stripes, against the tint of a pale patch of printed art (see `HiddenMini`).
+    pub fn mean_chroma(&self, ortho: &Mat, ring: &[[f64; 2]]) -> Result<f64, VisionError> {
+        let v = &self.view;
+        let px: Vec<[f64; 2]> = ring.iter().map(|p| v.to_pixel(p[0], p[1])).collect();
+        let [x0, y0, x1, y1] = crate::geometry::polygon::ring_bounds(&px);
+        let (mut n, mut sum) = (0usize, 0.0);
+        for r in (y0.floor().max(0.0) as i32)..=(y1.ceil() as i32).min(v.height - 1) {
+            let row = ortho.at_row::<opencv::core::Vec3b>(r)?;
+            for c in (x0.floor().max(0.0) as i32)..=(x1.ceil() as i32).min(v.width - 1) {
+                let Some(p) = row.get(c as usize) else {
+                    continue;
+                };
+                let mx = f64::from(p.0[0].max(p.0[1]).max(p.0[2]));
+                let mn = f64::from(p.0[0].min(p.0[1]).min(p.0[2]));
+                if mx > MINI_MIN_VALUE
+                    && mx - mn < MINI_MAX_SATURATION * mx
+                    && crate::geometry::polygon::ring_contains(&px, [f64::from(c), f64::from(r)])
+                {
+                    n += 1;
+                    sum += (mx - mn) / mx;
+                }
+            }
+        }
+        Ok(if n == 0 { 1.0 } else { sum / n as f64 })
     }
 
     /// Whether the base-top point `p` (table mm) is seen through a miniature.

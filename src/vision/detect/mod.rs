@@ -6,6 +6,7 @@ pub mod base_fit;
 pub mod base_search;
 pub mod bases;
 pub mod facing;
+pub mod hidden;
 pub mod memory;
 pub mod obstacles;
 pub mod ortho;
@@ -199,7 +200,14 @@ impl<'a> Detector<'a> {
         let mut searched =
             obstacles.map_err(|_| VisionError::Invalid("obstacle search failed".into()))??;
         scene.obstacles = searched.obstacles.clone();
-        let (mut bases, occluders, empty_blobs, found_blobs, reused) = found?;
+        let (search, occluders) = found?;
+        let bases::BaseSearch {
+            found: mut bases,
+            empty: empty_blobs,
+            per_blob: found_blobs,
+            reused,
+            hidden,
+        } = search;
         // Only outlines that matched a standard model rule a blob out: a measured polygon
         // (reported when an empty-table frame vouches for a region) may be a miniature.
         let outlines: Vec<Vec<[f64; 2]>> = scene
@@ -228,6 +236,14 @@ impl<'a> Detector<'a> {
             )?;
             scene.obstacles = searched.obstacles.clone();
         }
+        let hidden = hidden::hidden_outlines(
+            &hidden,
+            &scene.obstacles,
+            &bases,
+            &self.cal.camera,
+            self.models,
+        );
+        scene.obstacles.extend(hidden);
         Ok(Detection {
             scene,
             bases,
@@ -248,21 +264,11 @@ impl<'a> Detector<'a> {
 impl Detector<'_> {
     /// The bases and the occluders of one frame, and what was found per blob (a stream's
     /// next search uses it, as this one uses `before`).
-    #[allow(clippy::type_complexity)]
     fn find_bases(
         &self,
         frame: &Mat,
         before: &memory::Memory,
-    ) -> Result<
-        (
-            Vec<bases::FoundBase>,
-            Vec<Vec<crate::geometry::Point>>,
-            Vec<memory::BlobKey>,
-            Vec<memory::FoundBlob>,
-            memory::Reused,
-        ),
-        VisionError,
-    > {
+    ) -> Result<(bases::BaseSearch, Vec<Vec<crate::geometry::Point>>), VisionError> {
         let grey = crate::vision::edges::Grey::from_mat(frame)?;
         let ortho = self.maps.apply(frame)?;
         let grads = base_search::Gradients::new(&ortho, self.view)?;
@@ -272,7 +278,7 @@ impl Detector<'_> {
             ortho: &ortho,
             grads: &grads,
         };
-        let (found, empty, per_blob, reused) = bases::find_bases_known(
+        let search = bases::find_bases_known(
             &views,
             &self.cal.camera,
             &self.cal.play_area,
@@ -281,7 +287,7 @@ impl Detector<'_> {
             before,
         )?;
         let occluders = base_search::occluders(&ortho, &grads.view)?;
-        Ok((found, occluders, empty, per_blob, reused))
+        Ok((search, occluders))
     }
 }
 

@@ -1,0 +1,97 @@
+//! Miniatures with no base seen under them, as outlines for the judge to look at.
+//!
+//! A ship whose miniature hides its whole base has no base to fit: a miss, silent, and a
+//! roll beside it would be ruled as if the table were empty there. Its miniature still
+//! shows (see [`super::bases::HiddenMini`]). It goes into the scene as a measured outline
+//! with the doubt [`Doubt::HiddenBase`], as an empty-table frame's unnamed regions do (see
+//! `crate::judge::OutlineNote`): the rules treat it as an obstacle, which blocks a landing
+//! on it as the ship would, and a judge is told to check it by eye.
+
+use super::base_search::under_blob;
+use super::bases::{FoundBase, HiddenMini};
+use crate::geometry::polygon::{ring_contains, ring_distance};
+use crate::models::Models;
+use crate::scene::{Doubt, ObstacleSpec, Quality};
+use crate::vision::Camera;
+
+/// A blob whose point on the mat lies this near an obstacle's outline (mm) is that
+/// obstacle's: a rock's pale face, or a part of it its outline's fit left out.
+const OBSTACLE_NEAR_MM: f64 = 10.0;
+/// A body whose centre lies within a found base's half diagonal and this much (mm) is
+/// that ship's own miniature (a second blob of it, its stripe splitting it).
+const BASE_NEAR_MM: f64 = 10.0;
+/// What is said of where such an outline lies: it is the miniature's hull moved down by
+/// a typical miniature's height, not a base's outline (mm, 1 sigma).
+const HIDDEN_SIGMA_MM: f64 = 10.0;
+/// Its confidence: it is something, probably a ship, and nothing more is known.
+const HIDDEN_CONFIDENCE: f64 = 0.1;
+
+/// The outlines of the miniatures in `hidden` that are neither an obstacle in `obstacles`
+/// nor a found base's own, numbered on from the obstacles' ids.
+pub fn hidden_outlines(
+    hidden: &[HiddenMini],
+    obstacles: &[ObstacleSpec],
+    bases: &[FoundBase],
+    camera: &Camera,
+    models: &Models,
+) -> Vec<ObstacleSpec> {
+    let z = models.bases.base_top_height_mm;
+    let outlines: Vec<Vec<[f64; 2]>> = obstacles
+        .iter()
+        .filter_map(|o| o.outline(models).ok())
+        .collect();
+    let mut out: Vec<ObstacleSpec> = Vec::new();
+    for h in hidden {
+        let Some(centre) = centroid(&h.outline) else {
+            continue;
+        };
+        let on_mat = under_blob(camera, h.blob, z, 0.0);
+        let obstacle = outlines.iter().any(|o| {
+            ring_contains(o, on_mat)
+                || ring_distance(on_mat, o) <= OBSTACLE_NEAR_MM
+                || ring_contains(o, centre)
+        });
+        let own = bases.iter().any(|b| {
+            let d = (b.fit.centre[0] - centre[0]).hypot(b.fit.centre[1] - centre[1]);
+            d < b.fit.half * std::f64::consts::SQRT_2 + BASE_NEAR_MM
+        });
+        // Two blobs of one miniature give one outline.
+        let again = out
+            .iter()
+            .any(|o| o.polygon.as_ref().is_some_and(|p| ring_contains(p, centre)));
+        if obstacle || own || again {
+            continue;
+        }
+        out.push(ObstacleSpec {
+            id: String::new(),
+            model: None,
+            x: None,
+            y: None,
+            rotation_deg: None,
+            polygon: Some(h.outline.clone()),
+            quality: Quality {
+                sigma_mm: Some(HIDDEN_SIGMA_MM),
+                sigma_deg: None,
+                confidence: Some(HIDDEN_CONFIDENCE),
+                doubts: vec![Doubt::HiddenBase],
+                ..Quality::default()
+            },
+        });
+    }
+    for (n, o) in out.iter_mut().enumerate() {
+        o.id = format!("o{}", obstacles.len() + n + 1);
+    }
+    out
+}
+
+/// The mean of a ring's vertices (None for an empty ring).
+fn centroid(ring: &[[f64; 2]]) -> Option<[f64; 2]> {
+    if ring.is_empty() {
+        return None;
+    }
+    let n = ring.len() as f64;
+    Some([
+        ring.iter().map(|p| p[0]).sum::<f64>() / n,
+        ring.iter().map(|p| p[1]).sum::<f64>() / n,
+    ])
+}
