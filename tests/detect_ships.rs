@@ -986,8 +986,10 @@ fn ships_in_contact() -> Vec<hashmark::scene::ShipSpec> {
 // Measured on these four tables (true camera, seeds 42-45): of 32 ships 17 found within
 // 2 mm, 9 found 2.5-14.7 mm off (all doubted), 6 with no base within 15 mm (seed 42's two
 // side by side got one doubted base between them; seed 43 lost one of each pair, two of
-// them wholly under their miniatures). A missed ship is not reported at all, and nothing
-// says so. What a judge relies on holds: no base reported without doubt is more than 2 mm
+// them wholly under their miniatures). Of the 6 missed, one (seed 43's c2, under its
+// miniature) is outlined for the judge as a miniature with no base (see
+// `vision::detect::hidden`); seed 43's d2 would be too, but its miniature's body takes in
+// part of d1's, and an outline over a found base is not reported. What a judge relies on holds: no base reported without doubt is more than 2 mm
 // off or of the wrong size. (Seed 42's medium beside a small base's guides took that base's
 // front edge for its own side and was reported 2.49 mm off with confidence 0.72, until a
 // fit whose axis shows one side only and no hashmark was doubted, see
@@ -999,7 +1001,7 @@ fn ships_in_contact() -> Vec<hashmark::scene::ShipSpec> {
 #[test]
 fn ships_in_contact_are_found_or_doubted() {
     use hashmark::judge::UNSURE_CONFIDENCE;
-    let (mut close, mut total) = (0, 0);
+    let (mut close, mut total, mut missed, mut missed_outlined) = (0, 0, 0, 0);
     let mut confident_wrong = Vec::new();
     for seed in [42u64, 43, 44, 45] {
         let mut scene = common::scene();
@@ -1012,9 +1014,26 @@ fn ships_in_contact_are_found_or_doubted() {
                 .iter()
                 .map(|g| (g.x - want.x).hypot(g.y - want.y))
                 .fold(f64::INFINITY, f64::min);
-            eprintln!("seed {seed} {}: nearest found {near:.2} mm", want.id);
+            let outlined = found.obstacles.iter().any(|o| {
+                o.quality
+                    .doubts
+                    .contains(&hashmark::scene::Doubt::HiddenBase)
+                    && o.polygon.as_ref().is_some_and(|p| {
+                        hashmark::geometry::polygon::ring_contains(p, [want.x, want.y])
+                    })
+            });
+            eprintln!(
+                "seed {seed} {}: nearest found {near:.2} mm, outlined {outlined}",
+                want.id
+            );
             if near <= 2.0 {
                 close += 1;
+            }
+            if near > 15.0 {
+                missed += 1;
+                if outlined {
+                    missed_outlined += 1;
+                }
             }
         }
         for got in &found.ships {
@@ -1030,9 +1049,15 @@ fn ships_in_contact_are_found_or_doubted() {
             }
         }
     }
-    eprintln!("{close} of {total} found within 2 mm; confident and wrong: {confident_wrong:.2?}");
+    eprintln!(
+        "{close} of {total} found within 2 mm; {missed} missed, {missed_outlined} of them outlined; confident and wrong: {confident_wrong:.2?}"
+    );
     assert!(confident_wrong.is_empty(), "{confident_wrong:.2?}");
     assert!(close >= 17, "{close} of {total} within 2 mm (17 measured)");
+    assert!(
+        missed_outlined >= 1,
+        "{missed_outlined} of {missed} missed outlined (1 measured)"
+    );
 }
 
 // A pale miniature over a base's rim shows a step of the token edge's polarity, and fits

@@ -17,9 +17,11 @@ use crate::vision::Camera;
 /// A blob whose point on the mat lies this near an obstacle's outline (mm) is that
 /// obstacle's: a rock's pale face, or a part of it its outline's fit left out.
 const OBSTACLE_NEAR_MM: f64 = 10.0;
-/// A body whose centre lies within a found base's half diagonal and this much (mm) is
-/// that ship's own miniature (a second blob of it, its stripe splitting it).
-const BASE_NEAR_MM: f64 = 10.0;
+/// A body whose centre lies within a found base's half width and this much (mm) is that
+/// ship's own miniature (a second blob of it, its stripe splitting it): the outlines over
+/// missed ships on the four rendered sets had their centres 1-10 mm from the true base
+/// centre, and a neighbour in contact stands a base's width away.
+const BASE_NEAR_MM: f64 = 5.0;
 /// What is said of where such an outline lies: it is the miniature's hull moved down by
 /// a typical miniature's height, not a base's outline (mm, 1 sigma).
 const HIDDEN_SIGMA_MM: f64 = 10.0;
@@ -51,9 +53,12 @@ pub fn hidden_outlines(
                 || ring_distance(on_mat, o) <= OBSTACLE_NEAR_MM
                 || ring_contains(o, centre)
         });
+        // A found ship's own miniature (a second blob of it), or a body that takes in
+        // part of one (two miniatures of ships in contact crowd into one blob): an outline
+        // over a found base would block that ship's landings beside it.
         let own = bases.iter().any(|b| {
             let d = (b.fit.centre[0] - centre[0]).hypot(b.fit.centre[1] - centre[1]);
-            d < b.fit.half * std::f64::consts::SQRT_2 + BASE_NEAR_MM
+            d < b.fit.half + BASE_NEAR_MM || ring_contains(&h.outline, b.fit.centre)
         });
         // Two blobs of one miniature give one outline.
         let again = out
