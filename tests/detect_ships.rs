@@ -1482,3 +1482,31 @@ fn a_miniature_hiding_its_whole_base_is_outlined_for_the_judge() {
         }
     }
 }
+
+// The base search starts from bright blobs; a grey miniature on bright art (seed 118's s1,
+// a small ship on a yellow planet, its base in plain view) is no brighter than what lies
+// around it and made none, so the base was never looked for. Grey-white bodies of the
+// miniature mask that no bright blob is near now start a search too: s1 is found.
+#[test]
+fn a_grey_miniature_on_bright_art_is_searched_under() {
+    let (truth, scene) = detected(118);
+    let want = truth_ship(&truth, "s1");
+    let got = scene
+        .ships
+        .iter()
+        .min_by(|a, b| {
+            let d = |s: &&hashmark::scene::ShipSpec| (s.x - want.x).hypot(s.y - want.y);
+            d(a).total_cmp(&d(b))
+        })
+        .expect("ships");
+    let err = (got.x - want.x).hypot(got.y - want.y);
+    eprintln!(
+        "seed 118 s1: nearest found {} {:?} {err:.2} mm off, confidence {:?}",
+        got.id, got.size, got.quality.confidence
+    );
+    assert!(
+        err < 1.0 && got.size == want.size,
+        "{err:.2} mm, {:?}",
+        got.size
+    );
+}

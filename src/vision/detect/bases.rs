@@ -2,7 +2,7 @@
 //! sizes the vote suggests, the best-supported fit kept, then its facing read from the token.
 
 use super::base_fit::{BaseFit, BaseGuess, BaseShape, RIM_PRIOR_MM, fit_base};
-use super::base_search::{Gradients, MiniMask, bright_blobs, under_blob};
+use super::base_search::{Gradients, MiniMask, miniatures, under_blob};
 use super::facing::facing;
 use super::memory::{BlobKey, FoundBlob, Memory, Reused};
 use super::token_lines::{LineTurn, line_turn};
@@ -800,7 +800,7 @@ pub fn find_bases_known(
     let polish_shape = BaseShape::from_models(models);
     let shape = polish_shape.for_search();
     let minis = MiniMask::new(ortho, &grads.view)?;
-    let (blobs, areas): (Vec<[f64; 2]>, Vec<f64>) = bright_blobs(ortho, &grads.view)?
+    let (blobs, areas): (Vec<[f64; 2]>, Vec<f64>) = miniatures(ortho, &grads.view, &minis)?
         .into_iter()
         // The view reaches a little past the play area, where the table beside the mat is
         // bright against it: a blob there is the table's edge, not a miniature.
