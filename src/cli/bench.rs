@@ -204,7 +204,7 @@ fn run_detect(a: &BenchDetectArgs) -> anyhow::Result<()> {
         within(&|m| m.sigma_deg.is_some_and(|s| m.heading_error_deg.abs() <= s)),
     );
     println!(
-        "missed ships: {}, of them {} under a measured outline (judge mode asks to check it by eye); extra obstacles: {}, of them {} such outlines",
+        "missed ships: {}, of them {} under an outline to check by eye (a measured one, or a miniature's with no base seen under it); extra obstacles: {}, of them {} such outlines",
         all.missed_ships.len(),
         all.missed_ships_outlined.len(),
         all.false_obstacles,

@@ -46,8 +46,9 @@ pub struct SceneScore {
     /// Detected obstacles no true one matches (measured outlines among them).
     pub false_obstacles: usize,
     /// Missed ships a measured outline (no standard model) covers: with an empty-table
-    /// frame, what differs from it around a base detection could not see (judge mode asks
-    /// to check such an outline by eye).
+    /// frame, what differs from it around a base detection could not see, and with or
+    /// without it, a miniature with no base seen under it (judge mode asks to check such an
+    /// outline by eye).
     pub missed_ships_outlined: Vec<String>,
     /// Of `false_obstacles`, the measured outlines that cover a missed ship.
     pub outlines_on_missed_ships: usize,
