@@ -698,3 +698,81 @@ impl MiniMask {
         self.mask.at_2d::<u8>(r, c).is_ok_and(|v| *v > 0)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use opencv::core::{Point, Scalar};
+
+    /// A 200 x 200 mm view at 1 mm per pixel, dark, with a grey disc (a miniature's body)
+    /// and a pale blue-grey one (a planet's pale patch) of radius 20 mm.
+    fn view_with_bodies() -> (Mat, OrthoView) {
+        let view = OrthoView::new(0.0, 0.0, 200.0, 200.0, 3.0, 1.0);
+        let mut img = Mat::new_rows_cols_with_default(
+            view.height,
+            view.width,
+            opencv::core::CV_8UC3,
+            Scalar::new(20.0, 15.0, 15.0, 0.0),
+        )
+        .expect("image");
+        for (centre, bgr) in [
+            (Point::new(50, 50), Scalar::new(190.0, 190.0, 195.0, 0.0)),
+            (Point::new(150, 150), Scalar::new(200.0, 170.0, 150.0, 0.0)),
+        ] {
+            imgproc::circle(
+                &mut img,
+                centre,
+                20,
+                bgr,
+                imgproc::FILLED,
+                imgproc::LINE_8,
+                0,
+            )
+            .expect("disc");
+        }
+        (img, view)
+    }
+
+    #[test]
+    fn a_grey_body_is_gathered_and_a_tinted_one_told_by_its_chroma() {
+        let (img, view) = view_with_bodies();
+        let minis = MiniMask::new(&img, &view).expect("mask");
+        // Both discs pass the mask (bright, chroma under 0.3): two bodies, each a disc of
+        // radius 20 grown by the mask's margin.
+        let bodies = minis.bodies(250.0).expect("bodies");
+        assert_eq!(bodies.len(), 2, "{bodies:?}");
+        let grey_at = view.to_table(50.0, 50.0);
+        let body = minis
+            .body_near(grey_at, 15.0)
+            .expect("body")
+            .expect("a body near the grey disc");
+        let grown = std::f64::consts::PI * 23.0f64.powi(2);
+        assert!(
+            (body.area_mm2 - grown).abs() < 0.1 * grown,
+            "{} mm2 against {grown:.0}",
+            body.area_mm2
+        );
+        // The hull holds the disc's centre and not the other disc's.
+        let pale_at = view.to_table(150.0, 150.0);
+        assert!(crate::geometry::polygon::ring_contains(&body.hull, grey_at));
+        assert!(!crate::geometry::polygon::ring_contains(
+            &body.hull, pale_at
+        ));
+        // Nothing in reach of an empty spot.
+        assert!(
+            minis
+                .body_near(view.to_table(150.0, 40.0), 15.0)
+                .expect("body")
+                .is_none()
+        );
+        let grey = minis.mean_chroma(&img, &body.hull).expect("chroma");
+        let pale_body = minis
+            .body_near(pale_at, 15.0)
+            .expect("body")
+            .expect("a body near the pale disc");
+        let pale = minis.mean_chroma(&img, &pale_body.hull).expect("chroma");
+        // Grey: (195 - 190) / 195; pale blue-grey: (200 - 150) / 200.
+        assert!((grey - 5.0 / 195.0).abs() < 0.01, "{grey}");
+        assert!((pale - 0.25).abs() < 0.01, "{pale}");
+    }
+}
