@@ -73,3 +73,42 @@ pub fn outlines_near(scene: &Scene, picture: &Picture) -> Vec<OutlineNote> {
         .filter_map(OutlineNote::of)
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::OutlineNote;
+    use crate::scene::{Doubt, ObstacleSpec, Quality};
+
+    fn outline(doubts: Vec<Doubt>) -> ObstacleSpec {
+        ObstacleSpec {
+            id: "o4".into(),
+            model: None,
+            x: None,
+            y: None,
+            rotation_deg: None,
+            polygon: Some(vec![[0.0, 0.0], [40.0, 0.0], [40.0, 40.0], [0.0, 40.0]]),
+            quality: Quality {
+                confidence: Some(0.1),
+                doubts,
+                ..Quality::default()
+            },
+        }
+    }
+
+    /// A miniature's outline is named as one; a region that differs from the empty table
+    /// as that. Both are to be checked by eye.
+    #[test]
+    fn a_hidden_bases_outline_says_what_it_is() {
+        let hidden = OutlineNote::of(&outline(vec![Doubt::HiddenBase])).expect("note");
+        assert!(
+            hidden
+                .text
+                .contains("a miniature with no base seen under it")
+        );
+        let measured = OutlineNote::of(&outline(Vec::new())).expect("note");
+        assert!(measured.text.contains("not on the empty table"));
+        for n in [&hidden, &measured] {
+            assert!(n.text.starts_with("o4 ") && n.text.ends_with("check it by eye"));
+        }
+    }
+}
