@@ -455,9 +455,22 @@ fn a_miniature_over_coloured_art_is_no_grey_token() {
         .expect("detector")
         .detect(&frame)
         .expect("detect");
-    let (rows, falses) = score(&truth.scene.obstacles, &scene.obstacles);
+    // The outline of a miniature with no base found under it (seed 119's s6, a small ship
+    // its miniature hides) is no token: it is checked by `detect_ships`'s
+    // `a_miniature_hiding_its_whole_base_is_outlined_for_the_judge`.
+    let tokens: Vec<_> = scene
+        .obstacles
+        .iter()
+        .filter(|o| {
+            !o.quality
+                .doubts
+                .contains(&hashmark::scene::Doubt::HiddenBase)
+        })
+        .cloned()
+        .collect();
+    let (rows, falses) = score(&truth.scene.obstacles, &tokens);
     eprintln!("{rows:?}, {falses} false; {} ships", scene.ships.len());
-    assert_eq!(falses, 0, "{:?}", scene.obstacles);
+    assert_eq!(falses, 0, "{tokens:?}");
     let large = truth
         .scene
         .ships
