@@ -11,7 +11,7 @@ use super::base_search::under_blob;
 use super::bases::{FoundBase, HiddenMini};
 use crate::geometry::polygon::{ring_contains, ring_distance};
 use crate::models::Models;
-use crate::scene::{Doubt, ObstacleSpec, Quality};
+use crate::scene::{Doubt, ObstacleSpec, Quality, ShipSpec};
 use crate::vision::Camera;
 
 /// A blob whose point on the mat lies this near an obstacle's outline (mm) is that
@@ -89,6 +89,19 @@ pub fn hidden_outlines(
     out
 }
 
+/// `obstacles` without the miniatures' outlines that stand over one of `ships`: a stream
+/// holds a ship its search did not find this time (see `super::stream`), and the
+/// miniature over it, no longer any found base's, is outlined; its own outline would then
+/// block that ship's landings beside it.
+pub fn without_outlines_over(obstacles: &mut Vec<ObstacleSpec>, ships: &[ShipSpec]) {
+    obstacles.retain(|o| {
+        !(o.quality.doubts.contains(&Doubt::HiddenBase)
+            && o.polygon
+                .as_ref()
+                .is_some_and(|p| ships.iter().any(|s| ring_contains(p, [s.x, s.y]))))
+    });
+}
+
 /// The mean of a ring's vertices (None for an empty ring).
 fn centroid(ring: &[[f64; 2]]) -> Option<[f64; 2]> {
     if ring.is_empty() {
@@ -99,4 +112,49 @@ fn centroid(ring: &[[f64; 2]]) -> Option<[f64; 2]> {
         ring.iter().map(|p| p[0]).sum::<f64>() / n,
         ring.iter().map(|p| p[1]).sum::<f64>() / n,
     ])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::without_outlines_over;
+    use crate::models::BaseSize;
+    use crate::scene::{Doubt, ObstacleSpec, Quality, ShipSpec};
+
+    fn square(id: &str, x: f64, doubts: Vec<Doubt>) -> ObstacleSpec {
+        ObstacleSpec {
+            id: id.into(),
+            model: None,
+            x: None,
+            y: None,
+            rotation_deg: None,
+            polygon: Some(vec![[x, 0.0], [x + 50.0, 0.0], [x + 50.0, 50.0], [x, 50.0]]),
+            quality: Quality {
+                confidence: Some(0.1),
+                doubts,
+                ..Quality::default()
+            },
+        }
+    }
+
+    /// Of two miniatures' outlines, the one over a (held) ship goes; a measured outline
+    /// over it, from the empty-table frame, stays (it is something else laid there).
+    #[test]
+    fn a_miniatures_outline_over_a_held_ship_is_dropped() {
+        let mut obstacles = vec![
+            square("o1", 0.0, vec![Doubt::HiddenBase]),
+            square("o2", 100.0, vec![Doubt::HiddenBase]),
+            square("o3", 0.0, Vec::new()),
+        ];
+        let ship = ShipSpec {
+            id: "s1".into(),
+            size: BaseSize::Small,
+            x: 25.0,
+            y: 25.0,
+            heading_deg: 0.0,
+            quality: Quality::default(),
+        };
+        without_outlines_over(&mut obstacles, &[ship]);
+        let ids: Vec<&str> = obstacles.iter().map(|o| o.id.as_str()).collect();
+        assert_eq!(ids, ["o2", "o3"]);
+    }
 }

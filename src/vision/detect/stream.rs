@@ -172,8 +172,9 @@ impl<'a> Stream<'a> {
         self.measured = observed;
         let ships = self.tracker.update(&obs, &occluders);
         let mut scene = Scene::new(self.detector.cal.play_area);
-        scene.ships = ships;
         scene.obstacles = self.obstacles.clone();
+        super::hidden::without_outlines_over(&mut scene.obstacles, &ships);
+        scene.ships = ships;
         Ok(StreamFrame {
             scene,
             full,
