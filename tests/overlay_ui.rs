@@ -276,8 +276,8 @@ fn ships_detection_doubts_are_drawn_amber_with_a_question_mark() {
 #[test]
 fn outlines_detection_could_not_name_are_drawn_amber_with_a_question_mark() {
     use hashmark::overlay::paint::CLOSE;
-    // The demo scene with two measured outlines added: one detection could not name (low
-    // confidence), one typed by hand (no confidence).
+    // The demo scene with three measured outlines added: one detection could not name (low
+    // confidence), one typed by hand (no confidence), one a miniature with no base.
     let text = std::fs::read_to_string(
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("demo/scene.json"),
     )
@@ -294,6 +294,8 @@ fn outlines_detection_could_not_name_are_drawn_amber_with_a_question_mark() {
     let obstacles = scene["obstacles"].as_array_mut().expect("obstacles");
     obstacles.push(serde_json::json!({"id": "o7", "polygon": square(300.0, 380.0), "sigma_mm": 2.0, "confidence": 0.3}));
     obstacles.push(serde_json::json!({"id": "o8", "polygon": square(220.0, 380.0)}));
+    // A miniature with no base seen under it: unnamed too, and said to be a ship.
+    obstacles.push(serde_json::json!({"id": "o9", "polygon": square(700.0, 700.0), "sigma_mm": 10.0, "confidence": 0.1, "doubts": ["hidden_base"]}));
     let dir = tempfile::tempdir().expect("tmp");
     let path = dir.path().join("scene.json");
     std::fs::write(&path, scene.to_string()).expect("write");
@@ -310,8 +312,9 @@ fn outlines_detection_could_not_name_are_drawn_amber_with_a_question_mark() {
     .expect("app");
     h.frame(vec![]);
     h.frame(vec![]);
-    assert_eq!(h.app.drawn().obstacles, 8);
-    assert_eq!(h.app.drawn().unnamed, 1, "only o7 is unnamed");
+    assert_eq!(h.app.drawn().obstacles, 9);
+    assert_eq!(h.app.drawn().unnamed, 2, "only o7 and o9 are unnamed");
+    assert_eq!(h.app.drawn().hidden_bases, 1, "o9 is drawn as a ship?");
     assert_eq!(h.app.drawn().unsure, 0);
     assert!(h.stroked_in(CLOSE) > amber_before, "its outline is amber");
 }

@@ -625,6 +625,7 @@ impl OverlayApp {
             shown.selected(),
             judged.verdict.as_ref().ok(),
             &unsure,
+            &hidden_base_ids(&shown.scene),
         );
         self.last_view = Some((t, rect));
         self.last_judged = Some(judged);
@@ -674,6 +675,17 @@ fn live_bar(ui: &mut Ui, live: &mut LiveView, can_calibrate: bool) -> bool {
         can_calibrate && ui.button("Calibrate… (K)").clicked()
     })
     .inner
+}
+
+/// The outlines of `scene` that are miniatures with no base seen under them (see
+/// [`crate::judge::OutlineNote::is_hidden_base`]): most likely ships.
+fn hidden_base_ids(scene: &crate::scene::Scene) -> Vec<String> {
+    scene
+        .obstacles
+        .iter()
+        .filter(|o| crate::judge::OutlineNote::is_hidden_base(o))
+        .map(|o| o.id.clone())
+        .collect()
 }
 
 /// The ships of `scene` detection doubts (see [`crate::judge::UNSURE_CONFIDENCE`]) and

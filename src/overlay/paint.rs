@@ -67,6 +67,8 @@ pub struct Drawn {
     pub obstacles: usize,
     /// Obstacles drawn as measured outlines detection could not name (amber, "?").
     pub unnamed: usize,
+    /// Of those, miniatures with no base seen under them (amber, "ship?").
+    pub hidden_bases: usize,
 }
 
 fn to_screen(t: &Transform, ring: impl IntoIterator<Item = [f64; 2]>) -> Vec<Pos2> {
@@ -128,7 +130,9 @@ fn base_side(shape: &crate::geometry::Shape) -> f64 {
 /// drawing owns (everything is clipped to it). Ships whose ids are in `unsure` are ones
 /// detection doubts (outline or facing hidden): drawn amber with a "?", so nobody takes
 /// their landings for a measurement; obstacles whose ids are there are outlines detection
-/// could not name (often a ship whose base is hidden), drawn the same way.
+/// could not name (often a ship whose base is hidden), drawn the same way, and those also
+/// in `hidden_bases` (a miniature with no base seen under it) say "ship?".
+#[allow(clippy::too_many_arguments)]
 pub fn paint_table(
     painter: &Painter,
     view: Rect,
@@ -137,6 +141,7 @@ pub fn paint_table(
     selected: Option<usize>,
     verdict: Option<&RollVerdict>,
     unsure: &[String],
+    hidden_bases: &[String],
 ) -> Drawn {
     let painter = painter.with_clip_rect(view);
     let mut drawn = Drawn::default();
@@ -180,7 +185,12 @@ pub fn paint_table(
             painter.text(
                 t.point(c),
                 Align2::CENTER_CENTER,
-                format!("{} ?", o.id),
+                if hidden_bases.contains(&o.id) {
+                    drawn.hidden_bases += 1;
+                    format!("{} ship?", o.id)
+                } else {
+                    format!("{} ?", o.id)
+                },
                 small.clone(),
                 CLOSE,
             );
