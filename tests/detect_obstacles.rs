@@ -405,20 +405,19 @@ fn a_stream_search_passes_over_what_it_knows_and_sees_what_changed() {
     let frame = shoot(&changed);
     let single = det.detect_full(&frame).expect("detect");
     let streamed = det.detect_full_known(&frame, memory).expect("detect");
-    let new_ship = streamed
-        .scene
-        .ships
-        .iter()
-        .map(|s| (s.x - star[0]).hypot(s.y - star[1]))
-        .fold(f64::INFINITY, f64::min);
+    // How far the stream's nearest ship lies from `p` (mm).
+    let nearest = |p: [f64; 2]| {
+        streamed
+            .scene
+            .ships
+            .iter()
+            .map(|s| (s.x - p[0]).hypot(s.y - p[1]))
+            .fold(f64::INFINITY, f64::min)
+    };
+    let new_ship = nearest(star);
     eprintln!("ship set down at {star:.0?}: the stream's nearest {new_ship:.2} mm off");
     assert!(new_ship < 1.0);
-    let off = streamed
-        .scene
-        .ships
-        .iter()
-        .map(|s| (s.x - moved_to[0]).hypot(s.y - moved_to[1]))
-        .fold(f64::INFINITY, f64::min);
+    let off = nearest(moved_to);
     eprintln!("{moved_ship} moved 12 mm: the stream's nearest {off:.2} mm off");
     assert!(off < 1.0);
     assert_eq!(single.scene.ships, streamed.scene.ships);

@@ -101,6 +101,19 @@ pub fn ring_bounds(ring: &[[f64; 2]]) -> [f64; 4] {
     )
 }
 
+/// The mean of a ring's vertices (None for an empty ring): a label's or a sort key's
+/// place, not the area centroid.
+pub fn ring_mean(ring: &[[f64; 2]]) -> Option<[f64; 2]> {
+    if ring.is_empty() {
+        return None;
+    }
+    let n = ring.len() as f64;
+    Some([
+        ring.iter().map(|p| p[0]).sum::<f64>() / n,
+        ring.iter().map(|p| p[1]).sum::<f64>() / n,
+    ])
+}
+
 /// Whether `p` lies inside a closed ring (even-odd rule; the boundary is either side).
 pub fn ring_contains(ring: &[[f64; 2]], p: [f64; 2]) -> bool {
     let mut inside = false;

@@ -177,10 +177,7 @@ pub fn paint_table(
                 Stroke::new(1.0, OBSTACLE_EDGE)
             },
         ));
-        let n = ring.len().max(1) as f64;
-        let c = ring
-            .iter()
-            .fold([0.0, 0.0], |a, p| [a[0] + p[0] / n, a[1] + p[1] / n]);
+        let c = crate::geometry::polygon::ring_mean(&ring).unwrap_or([0.0, 0.0]);
         if unnamed {
             painter.text(
                 t.point(c),

@@ -9,7 +9,7 @@
 
 use super::base_search::under_blob;
 use super::bases::{FoundBase, HiddenMini};
-use crate::geometry::polygon::{ring_contains, ring_distance};
+use crate::geometry::polygon::{ring_contains, ring_distance, ring_mean};
 use crate::models::Models;
 use crate::scene::{Doubt, ObstacleSpec, Quality, ShipSpec};
 use crate::vision::Camera;
@@ -44,7 +44,7 @@ pub fn hidden_outlines(
         .collect();
     let mut out: Vec<ObstacleSpec> = Vec::new();
     for h in hidden {
-        let Some(centre) = centroid(&h.outline) else {
+        let Some(centre) = ring_mean(&h.outline) else {
             continue;
         };
         let on_mat = under_blob(camera, h.blob, z, 0.0);
@@ -100,18 +100,6 @@ pub fn without_outlines_over(obstacles: &mut Vec<ObstacleSpec>, ships: &[ShipSpe
                 .as_ref()
                 .is_some_and(|p| ships.iter().any(|s| ring_contains(p, [s.x, s.y]))))
     });
-}
-
-/// The mean of a ring's vertices (None for an empty ring).
-fn centroid(ring: &[[f64; 2]]) -> Option<[f64; 2]> {
-    if ring.is_empty() {
-        return None;
-    }
-    let n = ring.len() as f64;
-    Some([
-        ring.iter().map(|p| p[0]).sum::<f64>() / n,
-        ring.iter().map(|p| p[1]).sum::<f64>() / n,
-    ])
 }
 
 #[cfg(test)]

@@ -16,7 +16,7 @@ mod view;
 
 use super::memory::Cells;
 use crate::geometry::PlayArea;
-use crate::geometry::polygon::{ring_bounds, ring_contains};
+use crate::geometry::polygon::{ring_bounds, ring_contains, ring_mean};
 use crate::models::Models;
 use crate::scene::{ObstacleSpec, Quality, ShipSpec};
 use crate::vision::detect::ortho::OrthoView;
@@ -520,10 +520,7 @@ pub fn find_obstacles_known(
     let key = |o: &ObstacleSpec| -> [f64; 2] {
         match (o.x, o.y, &o.polygon) {
             (Some(x), Some(y), _) => [x, y],
-            (_, _, Some(p)) if !p.is_empty() => [
-                p.iter().map(|q| q[0]).sum::<f64>() / p.len() as f64,
-                p.iter().map(|q| q[1]).sum::<f64>() / p.len() as f64,
-            ],
+            (_, _, Some(p)) => ring_mean(p).unwrap_or([0.0, 0.0]),
             _ => [0.0, 0.0],
         }
     };

@@ -6,10 +6,11 @@
 //! re-fit costs about 1-2 ms per ship. A ship that moved no longer fits where it was and
 //! is found again by the next full detection. Each full detection is given what the last
 //! one found ([`super::memory`]): what stayed as it was is not searched again, which on a
-//! still table makes it several times cheaper than a single frame's. Where that runs is the stream's choice:
-//! on the frame itself every `full_every` frames (the same result on every run: files and
-//! tests), or on a thread of its own beside the re-fits ([`Stream::beside`]: a live camera,
-//! where a frame that waits for a full search is a stutter in the overlay).
+//! still table makes it several times cheaper than a single frame's. Where that runs is
+//! the stream's choice: on the frame itself every `full_every` frames (the same result on
+//! every run: files and tests), or on a thread of its own beside the re-fits
+//! ([`Stream::beside`]: a live camera, where a frame that waits for a full search is a
+//! stutter in the overlay).
 use super::bases::{FoundBase, refit_bases, to_ships};
 use super::memory::Memory;
 use super::{Detection, Detector};
