@@ -62,6 +62,9 @@ fn run_detect(a: &BenchDetectArgs) -> anyhow::Result<()> {
     let mut check_ms = Vec::new();
     let mut checks = Vec::new();
     let mut beside: Vec<Beside> = Vec::new();
+    // Bases found, and those whose heading the token's arc lines turned (see
+    // `vision::detect::token_lines`), per size class.
+    let mut lined = [[0usize; 2]; 3];
     println!(
         "{:<14} {:>9} {:>5} {:>5} {:>6} {:>7} {:>7} {:>7} {:>6} {:>6} {:>7} {:>8} {:>8} {:>7}",
         "scene",
@@ -100,6 +103,15 @@ fn run_detect(a: &BenchDetectArgs) -> anyhow::Result<()> {
             found = Some(d);
         }
         let found = found.context("no run")?;
+        for b in &found.bases {
+            let i = match b.size {
+                crate::models::BaseSize::Small => 0,
+                crate::models::BaseSize::Medium => 1,
+                crate::models::BaseSize::Large => 2,
+            };
+            lined[i][0] += 1;
+            lined[i][1] += usize::from(b.lines.is_some());
+        }
         let full = median(times);
         // A stream's full search knows what the search before it found (here: on this
         // frame): it fits the obstacles again from there and passes over the regions and
@@ -211,6 +223,10 @@ fn run_detect(a: &BenchDetectArgs) -> anyhow::Result<()> {
         all.outlines_on_missed_ships,
     );
     print_doubts(&all);
+    println!(
+        "arc lines turned the heading of: small {} of {}, medium {} of {}, large {} of {} bases found",
+        lined[0][1], lined[0][0], lined[1][1], lined[1][0], lined[2][1], lined[2][0]
+    );
     print_checks(&checks);
     // What a judge can lean on: bases found with a small sigma, apart from those the
     // detector itself flags as uncertain; and those judge mode does not ask to check.
