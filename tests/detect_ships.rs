@@ -850,6 +850,21 @@ fn a_search_fit_whose_rim_strays_is_fitted_again_with_it_held() {
         s6.doubts.contains(&hashmark::scene::Doubt::RimStrayed),
         "{s6:?}"
     );
+    // On the same table s4 (small) shows neither its front arc nor its initiative disc;
+    // its miniature's engines glow at the rear, which tips it the right way
+    // (`vision::detect::facing`: it faced 90 deg wrong without), and it stays flagged.
+    let s4 = s
+        .ships
+        .iter()
+        .find(|m| m.id == "s4")
+        .expect("seed 6's s4 found");
+    eprintln!("{s4:?}");
+    assert!(s4.facing_right, "{s4:?}");
+    assert!(
+        s4.confidence
+            .is_some_and(|c| c < hashmark::judge::UNSURE_CONFIDENCE),
+        "{s4:?}"
+    );
 }
 
 // At 4K the rim's two edges (the silhouette and the token's edge, 1.6-2 mm apart) come apart

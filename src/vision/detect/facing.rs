@@ -4,7 +4,8 @@
 //! at the rear left corner (2.0 ship tokens).
 //!
 //! A miniature stands over the token's middle, so the evidence is read where it shows
-//! most: the strips just inside the rim along the four edges, and the disc's corner. Each
+//! most: the strips just inside the rim along the four edges, and the disc's corner; and
+//! where those are hidden, the miniature's painted engine glow, which is at its rear. Each
 //! sample counts for or against each of the four directions (a Bayesian vote with tempered
 //! weights, since neighbouring samples share pixels), and samples where the miniature
 //! itself is seen say nothing: a miniature's paint (an engine's glow over the rear edge)
@@ -142,6 +143,7 @@ pub fn facing(
         .each_ref()
         .map(|strip| strip.iter().filter(|v| **v > threshold).count() as f64);
     let disc = disc_counts(&top, centre, angle, half_token);
+    let glow = engine_glow(frame, &projector, centre, half_token, z);
     // Tempered binomial log-likelihoods. (Tried and dropped on 199 rendered bases: letting a
     // printed feature go unseen, a mixture of showing and not, turned 3-9 more the wrong way,
     // since a disc's corner in view without orange is evidence; letting a strip that is not
@@ -154,6 +156,15 @@ pub fn facing(
         }
         for (j, (n, o)) in disc.iter().enumerate() {
             *lp += ll(*n, *o, if j == k { P_DISC } else { P_NO_DISC });
+        }
+        // The engines glow at the rear: the direction opposite the glow.
+        if let Some(g) = glow {
+            let rear = angle + (k as f64 + 2.0) * std::f64::consts::FRAC_PI_2;
+            let off = (g - rear + std::f64::consts::PI).rem_euclid(std::f64::consts::TAU)
+                - std::f64::consts::PI;
+            if off.abs() < std::f64::consts::FRAC_PI_4 {
+                *lp += GLOW_WEIGHT;
+            }
         }
     }
     let best = logp.iter().copied().fold(f64::NEG_INFINITY, f64::max);
@@ -267,6 +278,79 @@ fn hull_chromaticity(
     Some([r[r.len() / 2], g[g.len() / 2]])
 }
 
+/// What the miniature's painted engine glow adds to the log-likelihood of the direction
+/// facing away from it: ln 4, so that alone it leaves the facing confidence at 3/7 (the
+/// base stays flagged, `FacingUnsure` below 0.7), and a token's front arc or disc in view
+/// outweighs it many times over.
+const GLOW_WEIGHT: f64 = 1.386;
+/// Where the glow is looked for: a disc about the base's centre at a typical
+/// miniature's height (mm), as wide as the base and this much more.
+const GLOW_HEIGHT_MM: f64 = 37.0;
+const GLOW_REACH_MM: f64 = 6.0;
+const GLOW_STEP_MM: f64 = 1.0;
+/// A glow: this many samples, their centroid at least this far (mm) from the centre
+/// (a glow at the middle says nothing of a direction).
+const GLOW_MIN_SAMPLES: usize = 4;
+const GLOW_MIN_OFFSET_MM: f64 = 5.0;
+
+/// Warm and bright, brighter than any printed colour (an engine glow is painted to look
+/// lit): value 215 or more, red over green over blue, hue between orange and yellow,
+/// clearly but not fully saturated (the initiative disc's print is deeper, a beige hull's
+/// highlight paler). Looser limits (value 190-210, saturation from 0.25) found a glow on
+/// 33 true bases of the fixed 1080p set's seeds 1-10, 7 of them pointing elsewhere than
+/// the rear (a beige hull, a yellow token on the mat); these find one on 21, 20 of them
+/// within 45 deg of the rear.
+fn is_engine_glow(p: Vec3b) -> bool {
+    let [b, g, r] = p.0.map(f64::from);
+    let (mx, mn) = (r.max(g).max(b), r.min(g).min(b));
+    if mx < 215.0 || r < g || g < b {
+        return false;
+    }
+    let sat = (mx - mn) / mx;
+    let t = (g - b) / (r - b).max(1.0);
+    (0.35..=0.7).contains(&sat) && (0.3..=0.75).contains(&t)
+}
+
+/// The direction (table angle, rad) from the base's centre to its miniature's engine
+/// glow, where one shows: X-Wing miniatures are painted with their engines glowing at the
+/// rear, so where the miniature hides the token's front arc and disc the glow still says
+/// which end is the back. Sampled at a miniature's height over the base (the glow is on
+/// the miniature, not the mat), each sample the frame's colour where that point is seen;
+/// `None` where too little glows or the glow's middle lies over the base's.
+fn engine_glow(
+    frame: &Mat,
+    camera: &PointProjector,
+    centre: [f64; 2],
+    half_token: f64,
+    z: f64,
+) -> Option<f64> {
+    let reach = half_token + GLOW_REACH_MM;
+    let steps = (reach / GLOW_STEP_MM).ceil() as i32;
+    let (mut n, mut sx, mut sy) = (0usize, 0.0, 0.0);
+    for i in -steps..=steps {
+        for j in -steps..=steps {
+            let (dx, dy) = (f64::from(i) * GLOW_STEP_MM, f64::from(j) * GLOW_STEP_MM);
+            if dx.hypot(dy) > reach {
+                continue;
+            }
+            let p = [centre[0] + dx, centre[1] + dy, z + GLOW_HEIGHT_MM];
+            if pixel_at(frame, camera, p).is_some_and(is_engine_glow) {
+                n += 1;
+                sx += dx;
+                sy += dy;
+            }
+        }
+    }
+    if n < GLOW_MIN_SAMPLES {
+        return None;
+    }
+    let (mx, my) = (sx / n as f64, sy / n as f64);
+    if mx.hypot(my) < GLOW_MIN_OFFSET_MM {
+        return None;
+    }
+    Some(my.atan2(mx))
+}
+
 /// For each direction k, the (visible, orange) samples where its initiative disc would be.
 fn disc_counts(top: &TokenTop, centre: [f64; 2], angle: f64, half_token: f64) -> [(f64, f64); 4] {
     let mut out = [(0.0, 0.0); 4];
@@ -295,4 +379,28 @@ fn disc_counts(top: &TokenTop, centre: [f64; 2], angle: f64, half_token: f64) ->
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bgr(r: u8, g: u8, b: u8) -> Vec3b {
+        Vec3b::from([b, g, r])
+    }
+
+    #[test]
+    fn an_engine_glow_is_warm_bright_and_half_saturated() {
+        // A painted glow in good light, and dimmer.
+        assert!(is_engine_glow(bgr(255, 190, 120)));
+        assert!(is_engine_glow(bgr(230, 170, 100)));
+        // The initiative disc's deep orange print, a beige hull's highlight, white, a
+        // yellow token on the mat, a red stripe, and the glow in shadow: not.
+        assert!(!is_engine_glow(bgr(235, 130, 30)));
+        assert!(!is_engine_glow(bgr(240, 225, 200)));
+        assert!(!is_engine_glow(bgr(245, 245, 240)));
+        assert!(!is_engine_glow(bgr(240, 225, 60)));
+        assert!(!is_engine_glow(bgr(230, 80, 60)));
+        assert!(!is_engine_glow(bgr(150, 110, 70)));
+    }
 }
