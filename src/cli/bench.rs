@@ -3,6 +3,7 @@
 
 use super::calibrate::read_image;
 use crate::Models;
+use crate::models::BaseSize;
 use crate::rules::{RollOptions, Side, Table, barrel_roll};
 use crate::vision::detect::bases::refit_bases;
 use crate::vision::detect::score::{SceneScore, score};
@@ -104,13 +105,10 @@ fn run_detect(a: &BenchDetectArgs) -> anyhow::Result<()> {
         }
         let found = found.context("no run")?;
         for b in &found.bases {
-            let i = match b.size {
-                crate::models::BaseSize::Small => 0,
-                crate::models::BaseSize::Medium => 1,
-                crate::models::BaseSize::Large => 2,
-            };
-            lined[i][0] += 1;
-            lined[i][1] += usize::from(b.lines.is_some());
+            if let Some(i) = BaseSize::ALL.iter().position(|s| *s == b.size) {
+                lined[i][0] += 1;
+                lined[i][1] += usize::from(b.lines.is_some());
+            }
         }
         let full = median(times);
         // A stream's full search knows what the search before it found (here: on this
@@ -223,9 +221,14 @@ fn run_detect(a: &BenchDetectArgs) -> anyhow::Result<()> {
         all.outlines_on_missed_ships,
     );
     print_doubts(&all);
+    let per_size: Vec<String> = BaseSize::ALL
+        .iter()
+        .zip(&lined)
+        .map(|(size, [n, l])| format!("{} {l} of {n}", size.name()))
+        .collect();
     println!(
-        "arc lines turned the heading of: small {} of {}, medium {} of {}, large {} of {} bases found",
-        lined[0][1], lined[0][0], lined[1][1], lined[1][0], lined[2][1], lined[2][0]
+        "arc lines turned the heading of: {} bases found",
+        per_size.join(", ")
     );
     print_checks(&checks);
     // What a judge can lean on: bases found with a small sigma, apart from those the

@@ -16,6 +16,7 @@
 //! 12). In the full pipeline (206 bases found on the three rendered sets) 186 are right.
 
 use super::base_search::MiniMask;
+use crate::geometry::pose::angle_diff_deg;
 use crate::vision::Camera;
 use crate::vision::camera::PointProjector;
 use opencv::core::{Mat, Vec3b};
@@ -160,9 +161,7 @@ pub fn facing(
         // The engines glow at the rear: the direction opposite the glow.
         if let Some(g) = glow {
             let rear = angle + (k as f64 + 2.0) * std::f64::consts::FRAC_PI_2;
-            let off = (g - rear + std::f64::consts::PI).rem_euclid(std::f64::consts::TAU)
-                - std::f64::consts::PI;
-            if off.abs() < std::f64::consts::FRAC_PI_4 {
+            if angle_diff_deg(g.to_degrees(), rear.to_degrees()).abs() < 45.0 {
                 *lp += GLOW_WEIGHT;
             }
         }
