@@ -61,7 +61,8 @@ pub enum Doubt {
     MiniatureOutline,
     /// The fitted rim strays from a base's: edges of another kind were taken for it.
     RimStrayed,
-    /// A second heading a few degrees off fits the edges about as well.
+    /// A second heading a few degrees off fits the edges about as well, or the token's arc
+    /// lines read one.
     SecondHeading,
     /// The token's front arc and initiative disc are mostly hidden: the facing is a guess.
     FacingUnsure,

@@ -117,8 +117,9 @@ pub struct FoundBase {
     pub hashmark_pins: [bool; 2],
     /// How far (deg) the fit settles from the chosen angle when started again a little
     /// turned either way (see `heading_spread`), or when fitted again with the token edges
-    /// it took for a miniature's outline (see `unmasked_turn`): where it finds a second
-    /// minimum the heading is not known better than that, whatever the fit's own
+    /// it took for a miniature's outline (see `unmasked_turn`), or how far the token's arc
+    /// lines turn it where they disagree with it (see `Search::finish`): where it finds a
+    /// second minimum the heading is not known better than that, whatever the fit's own
     /// covariance says.
     pub heading_spread_deg: f64,
     /// How many camera pixels one of its sides spans (see `resolution_sigma_deg`).
@@ -468,11 +469,22 @@ impl Search<'_> {
         b.heading_deg = (b.fit.angle.to_degrees() + 90.0 * f.k as f64).rem_euclid(360.0);
         b.facing_confidence = f.confidence;
         let edge_sigma = edge_sigma_deg(&b);
-        b.lines = line_turn(grey, self.camera, &b.fit, self.z, Some(self.minis))
-            .filter(|l| lines_agree(edge_sigma, l));
-        if let Some(l) = &b.lines {
-            let (turn, _) = fuse(edge_sigma, l);
-            b.heading_deg = (b.heading_deg + turn).rem_euclid(360.0);
+        match line_turn(grey, self.camera, &b.fit, self.z, Some(self.minis)) {
+            Some(l) if lines_agree(edge_sigma, &l) => {
+                let (turn, _) = fuse(edge_sigma, &l);
+                b.heading_deg = (b.heading_deg + turn).rem_euclid(360.0);
+                b.lines = Some(l);
+            }
+            // The outline and the arc lines read two headings, and nothing says which is
+            // on something else: the heading is known no better than they differ, like a
+            // fit with a second minimum (see `heading_spread_deg`). Seed 67's s2 of the
+            // second rendered set, a medium base in plain view, had its outline fitted
+            // 1.94 deg off (its rim pulled to 1.1 mm) with sigma 0.26 deg and confidence
+            // 1.00, and its lines, 1.88 deg the other way, were dropped without a word.
+            Some(l) => {
+                b.heading_spread_deg = b.heading_spread_deg.max(l.turn.to_degrees().abs());
+            }
+            None => {}
         }
         b
     }
