@@ -117,18 +117,50 @@ fn relit_difference(ortho: &Mat, bg: &Mat) -> Result<Mat, VisionError> {
             let (i0, fx) = (gx as usize, gx.fract());
             let i1 = (i0 + 1).min(w - 1);
             let mut worst = 0f32;
-            for k in 0..3 {
+            let mut expected = [0f32; 3];
+            for (k, e) in expected.iter_mut().enumerate() {
                 let g = (gain[j0 * w + i0][k] * (1.0 - fx) + gain[j0 * w + i1][k] * fx)
                     * (1.0 - fy)
                     + (gain[j1 * w + i0][k] * (1.0 - fx) + gain[j1 * w + i1][k] * fx) * fy;
-                let d = (f32::from(f[c][k]) - g * f32::from(b[c][k])).abs();
+                *e = g * f32::from(b[c][k]);
+                let d = (f32::from(f[c][k]) - *e).abs();
                 worst = worst.max(d);
+            }
+            if is_shadow([f[c][0], f[c][1], f[c][2]], expected) {
+                worst = 0.0;
             }
             *slot = worst.min(255.0) as u8;
         }
     }
     Ok(out)
 }
+
+/// Whether a pixel is the mat in a miniature's shadow: darker than the relit background
+/// by about the same ratio in every channel (a shadow dims the light, not the colour),
+/// where the mat is bright enough for its colour to say so. A shadow on a pink planet was
+/// fitted as a standard asteroid with the empty-table frame (seed 113, test
+/// `a_miniatures_shadow_is_not_an_obstacle`); a token differs from the mat in colour, or
+/// lies on it brighter. On the four rendered sets this changed nothing else (outlines by
+/// 0.01 mm on three tables).
+fn is_shadow(f: [u8; 3], expected: [f32; 3]) -> bool {
+    let emax = expected.iter().copied().fold(0.0, f32::max);
+    if emax < SHADOW_MIN_VALUE {
+        return false;
+    }
+    let r = [0, 1, 2].map(|k| (f32::from(f[k]) + 6.0) / (expected[k] + 6.0));
+    let (lo, hi) = (
+        r.iter().copied().fold(f32::INFINITY, f32::min),
+        r.iter().copied().fold(0.0, f32::max),
+    );
+    hi < SHADOW_MAX_RATIO && hi - lo < SHADOW_SPREAD
+}
+
+/// The mat's brightest channel (sRGB, 0-255) below which its colour says too little.
+const SHADOW_MIN_VALUE: f32 = 40.0;
+/// A shadow leaves at most this share of the light in every channel...
+const SHADOW_MAX_RATIO: f32 = 0.92;
+/// ...and the channels' shares differ by less than this.
+const SHADOW_SPREAD: f32 = 0.1;
 
 /// A connected region of the foreground: its outer contour (view pixels) and area (px).
 pub struct Region {
@@ -487,6 +519,17 @@ fn morph(src: &Mat, op: i32, kernel: &Mat, iterations: i32) -> Result<Mat, Visio
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_shadow_dims_every_channel_alike() {
+        // A pink mat at half its light (the same share in every channel): a shadow.
+        assert!(is_shadow([100, 50, 80], [200.0, 100.0, 160.0]));
+        // A grey token on the pink mat is darker too, but not alike in every channel.
+        assert!(!is_shadow([90, 90, 90], [200.0, 100.0, 160.0]));
+        // Brighter than the mat, or on a mat too dark to show its colour: not a shadow.
+        assert!(!is_shadow([230, 115, 184], [200.0, 100.0, 160.0]));
+        assert!(!is_shadow([10, 10, 12], [30.0, 28.0, 33.0]));
+    }
 
     /// The outline (view pixels) of two 40 x 40 squares joined by a 10-pixel neck.
     fn dumbbell() -> Region {
