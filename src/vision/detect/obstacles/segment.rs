@@ -126,7 +126,7 @@ fn relit_difference(ortho: &Mat, bg: &Mat) -> Result<Mat, VisionError> {
                 let d = (f32::from(f[c][k]) - *e).abs();
                 worst = worst.max(d);
             }
-            if is_shadow([f[c][0], f[c][1], f[c][2]], expected) {
+            if is_shadow(f[c].0, expected) {
                 worst = 0.0;
             }
             *slot = worst.min(255.0) as u8;
