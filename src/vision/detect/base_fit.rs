@@ -55,6 +55,11 @@ pub struct BaseFit {
     /// Fraction of each side's samples where both the silhouette and the token edge were
     /// found and kept.
     pub paired_support: [f64; 4],
+    /// Share of each side's kept edge points that are token edges (0 where none is kept).
+    /// A side seen through token edges alone may be seen through its silhouette instead:
+    /// against a mat darker than the base the silhouette has the token edge's polarity,
+    /// a rim's width further out (see `bases::to_ships`).
+    pub token_share: [f64; 4],
 }
 
 /// Fit settings that depend on the base model, not on the image.
@@ -442,11 +447,14 @@ pub fn fit_base(
         // Samples where both edges of the rim were found and kept: a thin dark line
         // between two brighter surfaces, which random texture rarely imitates.
         let mut pairs = std::collections::HashMap::<(usize, usize), u8>::new();
+        let (mut kept, mut kept_token) = ([0usize; 4], [0usize; 4]);
         for p in &pts {
             let r = resid(p, c, angle, rim);
             drawn.push((p.q, p.kind == Kind::Token, r.abs() <= limit));
             if r.abs() <= limit {
                 *pairs.entry((p.side, p.sample)).or_default() += 1;
+                kept[p.side] += 1;
+                kept_token[p.side] += usize::from(p.kind == Kind::Token);
             }
             if r.abs() > limit {
                 continue;
@@ -524,6 +532,7 @@ pub fn fit_base(
                 }
                 ps
             },
+            token_share: std::array::from_fn(|k| kept_token[k] as f64 / kept[k].max(1) as f64),
         });
     }
     result.map(|mut f| {
