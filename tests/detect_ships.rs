@@ -1588,3 +1588,20 @@ fn a_side_seen_through_token_edges_alone_widens_the_sigma() {
     let beyond: Vec<_> = report.iter().filter(|r| r.1 > 2.5 * r.2).collect();
     assert!(beyond.is_empty(), "{beyond:.2?}");
 }
+
+// Seed 1's s1, a small base half under its miniature, was fitted within 0.7 mm as a small
+// square and then grown from its corner into a medium one (see `grow_from_corner`): the
+// miniature and the mat beside the base offered edges for the bigger square's other two
+// sides, which held 0.83 of the small square's outline support, and it was reported 14.3 mm
+// off as a medium base. A growth that fits worse now stands only where the bigger square's
+// hashmarks show more clearly than the smaller one's (here 7.4 before, -8.0 after).
+#[test]
+fn a_small_base_is_not_grown_into_a_medium_one_its_hashmarks_deny() {
+    let (truth, scene) = detected(1);
+    let s = score(&truth.scene, &scene, Models::builtin());
+    let s1 = s.ships.iter().find(|m| m.id == "s1");
+    eprintln!("{s1:?}");
+    let s1 = s1.expect("seed 1's s1 found");
+    assert_eq!(s1.found_size, BaseSize::Small, "{s1:?}");
+    assert!(s1.centre_error_mm < 1.5, "{s1:?}");
+}
