@@ -1605,3 +1605,27 @@ fn a_small_base_is_not_grown_into_a_medium_one_its_hashmarks_deny() {
     assert_eq!(s1.found_size, BaseSize::Small, "{s1:?}");
     assert!(s1.centre_error_mm < 1.5, "{s1:?}");
 }
+
+// The same doubt turns a side: seed 41's s4 (small, one side showing less than a quarter,
+// the opposite one through token-polarity edges only) was 1.62 deg off with a heading
+// sigma of 0.59 deg (2.7 sigmas) and confidence 0.82. Where part of such a side lies a
+// rim's width out, the side turns, and the heading's sigma now says so as well
+// (`EDGE_KIND_SIGMA_DEG`: 0.81 deg).
+#[test]
+fn a_side_seen_through_token_edges_alone_widens_the_heading_sigma() {
+    let (truth, scene) = detected(41);
+    let s = score(&truth.scene, &scene, Models::builtin());
+    let s4 = s.ships.iter().find(|m| m.id == "s4");
+    eprintln!("{s4:?}");
+    let s4 = s4.expect("seed 41's s4 found");
+    assert!(
+        s4.heading_error_deg.abs() > 1.0,
+        "s4 now within 1 deg: see why"
+    );
+    let sigma = s4.sigma_deg.unwrap_or(0.0);
+    assert!(
+        s4.heading_error_deg.abs() <= 2.5 * sigma,
+        "{:.2} deg off, sigma {sigma:.2}",
+        s4.heading_error_deg
+    );
+}
