@@ -1090,8 +1090,9 @@ pub fn to_ships(bases: &[FoundBase], calibration_sigma_mm: f64) -> Vec<ShipSpec>
             // extends from it is the size class's assumption, not a measurement.
             let weak = b.is_weak();
             let rim_sigma = SIGMA_PER_RIM_MM * b.rim_strayed_mm();
-            let unsure_axes = (b.edge_kind_unsure_axes() as f64).sqrt();
-            let edge_kind_sigma = EDGE_KIND_SIGMA_MM * unsure_axes;
+            // Each unsure axis adds its term in quadrature: two give sqrt(2) times one.
+            let unsure = (b.edge_kind_unsure_axes() as f64).sqrt();
+            let edge_kind_sigma = EDGE_KIND_SIGMA_MM * unsure;
             let mut sigma_mm = (fit_sigma * SIGMA_SCALE_MM)
                 .hypot(calibration_sigma_mm)
                 .hypot(rim_sigma)
@@ -1101,7 +1102,7 @@ pub fn to_ships(bases: &[FoundBase], calibration_sigma_mm: f64) -> Vec<ShipSpec>
                 .lines
                 .as_ref()
                 .map_or(edge_sigma, |l| fuse(edge_sigma, l).1)
-                .hypot(EDGE_KIND_SIGMA_DEG * unsure_axes);
+                .hypot(EDGE_KIND_SIGMA_DEG * unsure);
             if weak {
                 sigma_mm = sigma_mm.max(WEAK_SIGMA_MM);
                 sigma_deg = sigma_deg.max(WEAK_SIGMA_DEG);
