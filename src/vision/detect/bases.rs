@@ -37,8 +37,9 @@ const ONE_SIDE_SUPPORT: f64 = 0.25;
 const TOKEN_ONLY_SHARE: f64 = 0.9;
 /// ...and the centre along that axis gets this much more sigma (mm, in quadrature). On the
 /// fixed and second rendered sets (scripts/detect-report.sh) the 26 such axes of bases
-/// not flagged for the judge were 0.39 mm off RMS (max 1.22), the 162 others 0.24 mm,
-/// with the same fit sigma: about one in ten took the silhouette against a mat darker
+/// not flagged for the judge were 0.39 mm off RMS (max 1.22), the 162 whose weaker side
+/// showed a third or more or whose stronger side showed silhouette edges too 0.24 mm,
+/// with about the same fit sigma: about one in ten took the silhouette against a mat darker
 /// than the base for the token's edge, a rim's width (1.6-2.0 mm) out. The third set,
 /// left out of choosing it, had 20 such axes, 0.48 mm RMS (max 1.27).
 const EDGE_KIND_SIGMA_MM: f64 = 0.4;
