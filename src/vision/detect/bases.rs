@@ -13,6 +13,7 @@ use crate::scene::{Doubt, Quality, ShipSpec};
 use crate::vision::calibrate::scale::px_per_mm;
 use crate::vision::edges::Grey;
 use crate::vision::{Camera, VisionError};
+use nalgebra::{Matrix2, Vector2};
 use opencv::core::Mat;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -1064,14 +1065,65 @@ const LINE_AGREE_SIGMAS: f64 = 3.0;
 const CARRY_LINES_MM: f64 = 0.5;
 const CARRY_LINES_DEG: f64 = 0.5;
 
+/// The arc lines' crossing sigma (from their points' scatter) times this weighs it against
+/// the outline's fit (see `centre_with_lines`): their points share blur and print, as for
+/// the lines' angle (see `LINE_SIGMA_SCALE`). On the fixed 1080p set and the first 15
+/// tables of the second (scripts/detect-report.sh), without the floor below, 1.0 and 2.0
+/// moved the bases not flagged alike (RMS 0.39 to 0.40-0.39 mm and 0.37 to 0.30), but at
+/// 1.0 a fit carrying its rim's or edge kind's doubt leant on the crossing too much (the
+/// fixed set's median 0.27 to 0.29 mm rather than 0.23); 3.0 moved them as 2.0.
+const CROSSING_SIGMA_SCALE: f64 = 2.0;
+/// ...and no less than this (mm, each line's offset). Without it, the 4K set's seed 31 s6,
+/// a small base, was 0.52 mm off with sigma 0.16; with it 0.45 and 0.19, still beyond two
+/// sigmas, as is the same table's other small base (0.48, 0.21; its outline alone put it
+/// 0.59 off): both the outline and the crossing put them there. At 1080p, on the fixed
+/// set's and 3 of the second set's tables, 22 of 27 crossings lie within their sigma with
+/// the floor, 17 without.
+const CROSSING_FLOOR_MM: f64 = 0.1;
+
+/// The base's centre and its sigma (mm, both axes together) from the outline's fit and,
+/// where the arc lines show, their crossing, each weighed by its inverse covariance. The
+/// fit's variance is its covariance scaled by `SIGMA_SCALE_MM` plus `extra_mm` squared
+/// (what its covariance does not know: the rim's and the edge kind's doubts), split evenly
+/// between the axes. The crossing is the token's centre read from two thin lines across
+/// it, where the outline rests on four sides a miniature hangs over and a dark mat blurs:
+/// on the fixed 1080p set and the first 15 tables of the second the 52 bases whose lines
+/// showed went from 0.40 to 0.28 mm RMS, 42 of them nearer the truth (small 0.41 to 0.34,
+/// medium 0.38 to 0.25, large 0.41 to 0.22); on the 4K set 11 bases, 0.51 to 0.22. The
+/// crossing is looked for only within 1.5 mm of the fit's centre (see
+/// `token_lines::line_turn`), so it refines a fit, never moves one onto another base.
+fn centre_with_lines(b: &FoundBase, extra_mm: f64) -> ([f64; 2], f64) {
+    let f = &b.fit;
+    let fit_var = [0, 1].map(|a| (f.sigma_xy[a] * SIGMA_SCALE_MM).powi(2) + extra_mm.powi(2) / 2.0);
+    let alone = (f.centre, (fit_var[0] + fit_var[1]).sqrt());
+    let Some(l) = b
+        .lines
+        .as_ref()
+        .filter(|_| fit_var.iter().all(|v| *v > 0.0))
+    else {
+        return alone;
+    };
+    let wf = Matrix2::new(1.0 / fit_var[0], 0.0, 0.0, 1.0 / fit_var[1]);
+    let c = l.crossing_cov(CROSSING_SIGMA_SCALE, CROSSING_FLOOR_MM);
+    let cc = Matrix2::new(c[0][0], c[0][1], c[1][0], c[1][1]);
+    let Some((wc, cov)) = cc
+        .try_inverse()
+        .and_then(|wc| Some((wc, (wf + wc).try_inverse()?)))
+    else {
+        return alone;
+    };
+    let fc = Vector2::new(f.centre[0], f.centre[1]);
+    let xc = Vector2::new(l.crossing[0], l.crossing[1]);
+    let m = cov * (wf * fc + wc * xc);
+    ([m[0], m[1]], cov.trace().max(0.0).sqrt())
+}
+
 /// The scene's ship entries, with the measured uncertainty.
 pub fn to_ships(bases: &[FoundBase], calibration_sigma_mm: f64) -> Vec<ShipSpec> {
     bases
         .iter()
         .enumerate()
         .map(|(i, b)| {
-            let f = &b.fit;
-            let fit_sigma = f.sigma_xy[0].hypot(f.sigma_xy[1]);
             // The fit's own covariance knows the pixel noise, not what the miniature hides
             // nor how neighbouring edge samples share their blur, nor edges taken for the
             // wrong kind: a glossy rim brighter than the mat shows its outline with the
@@ -1094,10 +1146,8 @@ pub fn to_ships(bases: &[FoundBase], calibration_sigma_mm: f64) -> Vec<ShipSpec>
             // Each unsure axis adds its term in quadrature: two give sqrt(2) times one.
             let unsure = (b.edge_kind_unsure_axes() as f64).sqrt();
             let edge_kind_sigma = EDGE_KIND_SIGMA_MM * unsure;
-            let mut sigma_mm = (fit_sigma * SIGMA_SCALE_MM)
-                .hypot(calibration_sigma_mm)
-                .hypot(rim_sigma)
-                .hypot(edge_kind_sigma);
+            let (centre, centre_sigma) = centre_with_lines(b, rim_sigma.hypot(edge_kind_sigma));
+            let mut sigma_mm = centre_sigma.hypot(calibration_sigma_mm);
             let edge_sigma = edge_sigma_deg(b);
             let mut sigma_deg = b
                 .lines
@@ -1111,8 +1161,8 @@ pub fn to_ships(bases: &[FoundBase], calibration_sigma_mm: f64) -> Vec<ShipSpec>
             ShipSpec {
                 id: format!("s{}", i + 1),
                 size: b.size,
-                x: round2(f.centre[0]),
-                y: round2(f.centre[1]),
+                x: round2(centre[0]),
+                y: round2(centre[1]),
                 heading_deg: round2(b.heading_deg) % 360.0,
                 quality: Quality {
                     sigma_mm: Some(round3(sigma_mm)),
@@ -1231,7 +1281,75 @@ mod tests {
             half_arc: 45f64.to_radians(),
             points: [40, 40],
             crossing: [0.0, 0.0],
+            normals: [[0.0, 1.0], [1.0, 0.0]],
+            offset_sigma: [0.01, 0.01],
         }
+    }
+
+    /// A base fitted at the origin with 0.1 mm fit sigmas (0.18 scaled) on each axis.
+    fn fitted(lines: Option<LineTurn>) -> FoundBase {
+        FoundBase {
+            blob: [0.0, 0.0],
+            size: BaseSize::Small,
+            fit: BaseFit {
+                centre: [0.0, 0.0],
+                angle: 0.0,
+                half: 20.0,
+                rim: RIM_PRIOR_MM,
+                inliers: 100,
+                samples: 120,
+                side_support: [0.8; 4],
+                rms_mm: 0.1,
+                sigma_xy: [0.1, 0.1],
+                sigma_angle: 0.002,
+                points: Vec::new(),
+                paired_support: [0.5; 4],
+                token_share: [0.5; 4],
+            },
+            heading_deg: 0.0,
+            facing_confidence: 1.0,
+            quality: 0.8,
+            on_miniature: false,
+            no_hashmark: false,
+            hashmark_pins: [true, true],
+            heading_spread_deg: 0.0,
+            side_px: 30.0,
+            lines,
+            rim_refitted: false,
+        }
+    }
+
+    /// The arc lines' crossing pulls the centre by the two covariances: equal ones meet
+    /// half way, and the sigma of the two together is below the fit's alone; a crossing
+    /// known well along x only (a line seen towards one corner) moves x, hardly y; a fit
+    /// with its rim's doubt leans on the crossing more.
+    #[test]
+    fn the_arc_lines_crossing_weighs_against_the_outline_by_its_covariance() {
+        let fit_var = (0.1 * SIGMA_SCALE_MM).powi(2);
+        // Lines along y and x: the crossing's covariance in x and y is that of the two
+        // offsets, given here as their honest sigmas (after the scale and the floor).
+        let crossing = |o: [f64; 2]| LineTurn {
+            crossing: [0.4, 0.4],
+            normals: [[1.0, 0.0], [0.0, 1.0]],
+            offset_sigma: o
+                .map(|v| (v * v - CROSSING_FLOOR_MM.powi(2)).sqrt() / CROSSING_SIGMA_SCALE),
+            ..lines(0.0, 0.1)
+        };
+        let (alone, sigma_alone) = centre_with_lines(&fitted(None), 0.0);
+        assert_eq!(alone, [0.0, 0.0]);
+        assert!((sigma_alone - (2.0 * fit_var).sqrt()).abs() < 1e-9);
+        let equal = [fit_var.sqrt(); 2];
+        let (c, sigma) = centre_with_lines(&fitted(Some(crossing(equal))), 0.0);
+        assert!(
+            (c[0] - 0.2).abs() < 1e-9 && (c[1] - 0.2).abs() < 1e-9,
+            "{c:?}"
+        );
+        assert!((sigma - sigma_alone / 2f64.sqrt()).abs() < 1e-9, "{sigma}");
+        let along_x = [fit_var.sqrt() / 1.5, fit_var.sqrt() * 10.0];
+        let (c, _) = centre_with_lines(&fitted(Some(crossing(along_x))), 0.0);
+        assert!(c[0] > 0.27 && c[1] < 0.01, "{c:?}");
+        let (c, _) = centre_with_lines(&fitted(Some(crossing(equal))), 0.5);
+        assert!(c[0] > 0.3 && c[1] > 0.3, "{c:?}");
     }
 
     /// The lines' fit sigma is scaled and floored before it weighs against the outline's:

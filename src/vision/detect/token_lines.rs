@@ -61,8 +61,36 @@ pub struct LineTurn {
     pub half_arc: f64,
     /// Ridge points kept on each line.
     pub points: [usize; 2],
-    /// Where the lines cross (table mm).
+    /// Where the lines cross (table mm): the token's centre, measured apart from the
+    /// outline (see `crossing_cov`).
     pub crossing: [f64; 2],
+    /// Each line's normal (table frame) and the sigma of its offset at the outline's
+    /// centre (mm), from its points' scatter: what the crossing's covariance is made of.
+    pub normals: [[f64; 2]; 2],
+    pub offset_sigma: [f64; 2],
+}
+
+impl LineTurn {
+    /// The crossing's covariance (mm^2, table x and y) with each line's offset sigma
+    /// scaled by `scale` and no less than `floor_mm`: the crossing d solves n_i . d = t_i,
+    /// so with the offsets independent its covariance is N^-1 diag(o1^2, o2^2) N^-T, N's
+    /// rows the normals. A line kept only towards one corner fixes the crossing across
+    /// itself less well than one seen both ways from the centre.
+    pub fn crossing_cov(&self, scale: f64, floor_mm: f64) -> [[f64; 2]; 2] {
+        let [n1, n2] = self.normals;
+        let det = n1[0] * n2[1] - n1[1] * n2[0];
+        let inv = [[n2[1] / det, -n1[1] / det], [-n2[0] / det, n1[0] / det]];
+        let var = self
+            .offset_sigma
+            .map(|o| (o * scale).hypot(floor_mm).powi(2));
+        let mut cov = [[0.0; 2]; 2];
+        for (r, row) in cov.iter_mut().enumerate() {
+            for (c, v) in row.iter_mut().enumerate() {
+                *v = (0..2).map(|k| inv[r][k] * var[k] * inv[c][k]).sum();
+            }
+        }
+        cov
+    }
 }
 
 /// Samples the image along a table-plane line at height `z`.
@@ -265,8 +293,8 @@ fn line_centre(
 
 /// A robust straight line t = t0 + r * slope through the points: least squares, then again
 /// without the points beyond 2.5 robust sigmas (the bullseye's lines and print crossing
-/// it): (t0, slope, sigma of slope, points kept).
-fn fit_line(pts: &[(f64, f64)]) -> Option<(f64, f64, f64, usize)> {
+/// it): (t0, slope, sigma of slope, points kept, sigma of t0).
+fn fit_line(pts: &[(f64, f64)]) -> Option<(f64, f64, f64, usize, f64)> {
     let mut keep: Vec<(f64, f64)> = pts.to_vec();
     let mut result = None;
     for _ in 0..3 {
@@ -290,7 +318,13 @@ fn fit_line(pts: &[(f64, f64)]) -> Option<(f64, f64, f64, usize)> {
         abs.sort_by(f64::total_cmp);
         let robust = (1.4826 * abs[abs.len() / 2]).max(0.02);
         let rms = (res.iter().map(|v| v * v).sum::<f64>() / (n - 2.0).max(1.0)).sqrt();
-        result = Some((t0, slope, rms / srr.sqrt(), keep.len()));
+        result = Some((
+            t0,
+            slope,
+            rms / srr.sqrt(),
+            keep.len(),
+            rms * (1.0 / n + mr * mr / srr).sqrt(),
+        ));
         let before = keep.len();
         keep = keep
             .into_iter()
@@ -368,11 +402,11 @@ pub fn line_turn(
         let off = scan(&s, fit, inner, sign)?;
         let phi = fit.angle + off;
         let pts = ridge_points(&s, model, fit.centre, phi, &stations(fit.angle, phi, inner));
-        let (t0, slope, sigma, kept) = fit_line(&pts)?;
-        lines.push((phi + slope.atan(), t0, sigma, kept));
+        let (t0, slope, sigma, kept, t0_sigma) = fit_line(&pts)?;
+        lines.push((phi + slope.atan(), t0, sigma, kept, t0_sigma));
     }
-    let (p1, t1, s1, k1) = lines[0];
-    let (p2, t2, s2, k2) = lines[1];
+    let (p1, t1, s1, k1, o1) = lines[0];
+    let (p2, t2, s2, k2, o2) = lines[1];
     // Each line: the points x with n(phi) . (x - centre) = t (its offset in the frame
     // of its first guess, turned by the fit's small slope: near enough for a check).
     let (n1, n2) = ([-p1.sin(), p1.cos()], [-p2.sin(), p2.cos()]);
@@ -395,6 +429,8 @@ pub fn line_turn(
         half_arc: 0.5 * (p1 - p2),
         points: [k1, k2],
         crossing: [fit.centre[0] + dx, fit.centre[1] + dy],
+        normals: [n1, n2],
+        offset_sigma: [o1, o2],
     })
 }
 
@@ -414,7 +450,7 @@ mod tests {
             })
             .collect();
         pts.extend((0..5).map(|k| (10.0 + 0.5 * f64::from(k), 1.0)));
-        let (t0, slope, sigma, kept) = fit_line(&pts).expect("a line");
+        let (t0, slope, sigma, kept, _) = fit_line(&pts).expect("a line");
         assert!(
             (t0 - 0.1).abs() < 0.01 && (slope - 0.01).abs() < 0.001,
             "{t0} {slope}"
@@ -429,7 +465,7 @@ mod tests {
                 (r, 0.1 + 0.01 * r + if k % 2 == 0 { 0.03 } else { -0.03 })
             })
             .collect();
-        let (_, slope, _, kept) = fit_line(&stretch).expect("a stretch of a line");
+        let (_, slope, _, kept, _) = fit_line(&stretch).expect("a stretch of a line");
         assert!((slope - 0.01).abs() < 0.002 && kept == 25, "{slope} {kept}");
         // Points bunched near the centre say little of a direction: refused.
         let near: Vec<(f64, f64)> = (0..20).map(|k| (4.0 + 0.1 * f64::from(k), 0.0)).collect();
