@@ -1115,10 +1115,9 @@ fn centre_with_lines(b: &FoundBase, extra_mm: f64) -> ([f64; 2], f64) {
         return alone;
     };
     let wf = Matrix2::new(1.0 / fit_var[0], 0.0, 0.0, 1.0 / fit_var[1]);
-    let c = l.crossing_cov(CROSSING_SIGMA_SCALE, CROSSING_FLOOR_MM);
-    let cc = Matrix2::new(c[0][0], c[0][1], c[1][0], c[1][1]);
-    let Some((wc, cov)) = cc
-        .try_inverse()
+    let Some((wc, cov)) = l
+        .crossing_cov(CROSSING_SIGMA_SCALE, CROSSING_FLOOR_MM)
+        .and_then(|cc| cc.try_inverse())
         .and_then(|wc| Some((wc, (wf + wc).try_inverse()?)))
     else {
         return alone;
@@ -1153,6 +1152,7 @@ pub fn to_ships(bases: &[FoundBase], calibration_sigma_mm: f64) -> Vec<ShipSpec>
             // A fit resting on two adjacent sides only measures a corner: where the base
             // extends from it is the size class's assumption, not a measurement.
             let weak = b.is_weak();
+            let doubts = b.doubts();
             let rim_sigma = SIGMA_PER_RIM_MM * b.rim_strayed_mm();
             // Each unsure axis adds its term in quadrature: two give sqrt(2) times one.
             let unsure = (b.edge_kind_unsure_axes() as f64).sqrt();
@@ -1168,7 +1168,7 @@ pub fn to_ships(bases: &[FoundBase], calibration_sigma_mm: f64) -> Vec<ShipSpec>
             if weak {
                 // A weak fit doubted for that one reason alone is rarely on the wrong
                 // edges (see `ONE_DOUBT_SIGMA_MM`).
-                let (floor_mm, floor_deg) = if b.doubts().len() == 1 {
+                let (floor_mm, floor_deg) = if doubts.len() == 1 {
                     (ONE_DOUBT_SIGMA_MM, ONE_DOUBT_SIGMA_DEG)
                 } else {
                     (WEAK_SIGMA_MM, WEAK_SIGMA_DEG)
@@ -1198,7 +1198,7 @@ pub fn to_ships(bases: &[FoundBase], calibration_sigma_mm: f64) -> Vec<ShipSpec>
                             },
                     )),
                     occluded: false,
-                    doubts: b.doubts(),
+                    doubts,
                 },
             }
         })

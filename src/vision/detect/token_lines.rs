@@ -16,6 +16,7 @@ use super::base_search::MiniMask;
 use crate::vision::Camera;
 use crate::vision::camera::PointProjector;
 use crate::vision::edges::Grey;
+use nalgebra::{Matrix2, Vector2};
 
 /// Where the lines are looked for: this far (deg) either side of the fit's axis, beyond
 /// the bullseye's lines (parallel to the heading) and the hashmarks (across it).
@@ -75,21 +76,14 @@ impl LineTurn {
     /// scaled by `scale` and no less than `floor_mm`: the crossing d solves n_i . d = t_i,
     /// so with the offsets independent its covariance is N^-1 diag(o1^2, o2^2) N^-T, N's
     /// rows the normals. A line kept only towards one corner fixes the crossing across
-    /// itself less well than one seen both ways from the centre.
-    pub fn crossing_cov(&self, scale: f64, floor_mm: f64) -> [[f64; 2]; 2] {
+    /// itself less well than one seen both ways from the centre. None for parallel lines.
+    pub fn crossing_cov(&self, scale: f64, floor_mm: f64) -> Option<Matrix2<f64>> {
         let [n1, n2] = self.normals;
-        let det = n1[0] * n2[1] - n1[1] * n2[0];
-        let inv = [[n2[1] / det, -n1[1] / det], [-n2[0] / det, n1[0] / det]];
+        let inv = Matrix2::new(n1[0], n1[1], n2[0], n2[1]).try_inverse()?;
         let var = self
             .offset_sigma
             .map(|o| (o * scale).hypot(floor_mm).powi(2));
-        let mut cov = [[0.0; 2]; 2];
-        for (r, row) in cov.iter_mut().enumerate() {
-            for (c, v) in row.iter_mut().enumerate() {
-                *v = (0..2).map(|k| inv[r][k] * var[k] * inv[c][k]).sum();
-            }
-        }
-        cov
+        Some(inv * Matrix2::from_diagonal(&Vector2::from(var)) * inv.transpose())
     }
 }
 
