@@ -21,6 +21,18 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 const MIN_CONTRAST: f64 = 0.5;
 /// Least outline support (see `fit_quality`) for a base to count.
 const MIN_QUALITY: f64 = 0.25;
+/// ...or this much, where all four sides show at least this much edge (mm): a big
+/// miniature may hide the middle of every side of a large base and leave its four corners
+/// in view, a square no texture imitates. Seed 112's s2 of the third rendered set, a large
+/// base turned 45 deg under a miniature that covers all but its corners, fitted right with
+/// a quarter of each side (quality 0.244) and was refused; the medium square found on the
+/// miniature's outline instead lay 14.5 mm off. Such a fit is a fallback, like one on a
+/// miniature's outline (see `Search::search`): where every side counted from a fifth of
+/// its length, two small squares were invented and a small base under a medium square
+/// with no hashmark was lost (second set, seed 47's s3); from 12 mm each (or 15), nothing else
+/// changed on the fixed, 4K, second and third sets.
+const FOUR_SIDED_MIN_QUALITY: f64 = 0.2;
+const FOUR_SIDED_MIN_MM: f64 = 15.0;
 /// Outline support below which a fit is as likely on the wrong edges as on the base, and
 /// what is then said of its position; the fit-sigma scales (see `to_ships`).
 const WEAK_QUALITY: f64 = 0.36;
@@ -290,6 +302,21 @@ fn hashmark_pins(contrasts: [f64; 4]) -> [bool; 2] {
     [seen(1) || seen(3), seen(0) || seen(2)]
 }
 
+/// The least quality a fit needs to count: `MIN_QUALITY`, or `FOUR_SIDED_MIN_QUALITY`
+/// where each of its four sides shows at least `FOUR_SIDED_MIN_MM` of edge.
+fn min_quality(fit: &BaseFit) -> f64 {
+    let stretch = 2.0 * fit.half - 5.0;
+    if fit
+        .side_support
+        .iter()
+        .all(|s| s * stretch >= FOUR_SIDED_MIN_MM)
+    {
+        FOUR_SIDED_MIN_QUALITY
+    } else {
+        MIN_QUALITY
+    }
+}
+
 /// How much of the outline the fit rests on: the mean side support, held down by the
 /// weakest pair of opposite sides (a base seen on one side only is not located across).
 pub fn fit_quality(f: &BaseFit) -> f64 {
@@ -374,6 +401,9 @@ impl Search<'_> {
         let Views { grey, .. } = *self.views;
         let (camera, shape, halves, z) = (self.camera, self.shape, self.halves, self.z);
         let mut best: Option<FoundBase> = None;
+        // Whether `best` is only a fallback that any later fit may replace: on the
+        // miniature's outline, or with less outline than `MIN_QUALITY` (see `min_quality`).
+        let mut fallback = false;
         // The miniature's height is not known (25-50 mm): search under its middle height
         // far enough to cover the others; the best coarse outline of each size gets a fit.
         let centre0 = under_blob(camera, blob, z, MINI_HEIGHT_MM);
@@ -424,10 +454,11 @@ impl Search<'_> {
             // A bigger square whose outline scores nearly as well wins over a smaller one
             // (a small square fits inside a big base's corner; the reverse needs edges
             // that are not there).
-            // A fit on the miniature's outline is only a fallback: every start may replace it.
+            // A fit on the miniature's outline, or one admitted for its four sides alone, is
+            // only a fallback: every start may replace it.
             if best
                 .as_ref()
-                .is_some_and(|b| !b.on_miniature && (b.fit.half >= half || score < 0.85 * top))
+                .is_some_and(|b| !fallback && (b.fit.half >= half || score < 0.85 * top))
             {
                 continue;
             }
@@ -449,16 +480,18 @@ impl Search<'_> {
             // squares of checkerboards and tags (16 against 8).
             let mut rim_refitted = false;
             if !settled(&fit, centre, SEARCH_SLIDE_MM)
-                && fit_quality(&fit) >= MIN_QUALITY
+                && fit_quality(&fit) >= min_quality(&fit)
                 && let Some(again) = fit_base(grey, camera, self.polish, fit.guess(), MIN_CONTRAST)
             {
                 fit = again;
                 rim_refitted = true;
             }
             let quality = fit_quality(&fit);
-            if quality < MIN_QUALITY || !settled(&fit, centre, SEARCH_SLIDE_MM) {
+            if quality < min_quality(&fit) || !settled(&fit, centre, SEARCH_SLIDE_MM) {
                 continue;
             }
+            // Admitted for its four sides only (see `min_quality`).
+            let scant = quality < MIN_QUALITY;
             let small = (size, fit.clone(), quality);
             let (size, fit, quality) =
                 match grow_from_corner(grey, camera, shape, halves, (size, fit, quality)) {
@@ -474,9 +507,10 @@ impl Search<'_> {
             let (fit, polished) = polish(grey, camera, self.polish, &fit);
             let quality = quality.min(polished);
             let on_miniature = searched.0 || self.on_miniature(&fit, quality, blob);
-            if on_miniature && best.is_some() {
+            if (on_miniature || scant) && best.is_some() {
                 continue;
             }
+            fallback = on_miniature || scant;
             let contrasts = self.hashmark_contrasts(&fit);
             let no_hashmark = !(searched.1 && contrasts.iter().any(|c| *c > HASHMARK_MIN_CONTRAST));
             let hashmark_pins = hashmark_pins(contrasts);
@@ -1251,7 +1285,7 @@ pub fn refit_bases(
         let Some((fit, quality)) = [shape, shape.for_search()].iter().find_map(|sh| {
             let fit = fit_base(grey, camera, sh, guess, MIN_CONTRAST)?;
             let quality = fit_quality(&fit);
-            (quality >= MIN_QUALITY && settled(&fit, [x, y], REFIT_SLIDE_MM))
+            (quality >= min_quality(&fit) && settled(&fit, [x, y], REFIT_SLIDE_MM))
                 .then_some((fit, quality))
         }) else {
             continue;
