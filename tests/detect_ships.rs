@@ -1709,3 +1709,29 @@ fn a_large_base_seen_by_its_four_corners_is_found() {
     // Doubted still: a quarter of each side is little outline.
     assert!(s2.confidence.is_some_and(|c| c < 0.65), "{s2:?}");
 }
+
+// The mat's edge against the brighter table is a long straight step with a base's
+// polarity: on the fixed rendered set seed 4's s3, a small base beside the edge with its
+// miniature over most of it, was reported as a medium base 12.7 mm off whose one fully
+// seen side was the mat's edge (through the camera as calibrated from its own rendered
+// views, the fixture made by scripts/detect-report.sh; with the true camera a small fit
+// wins anyway). A fit with a side on the edge is now a fallback only
+// (`Search::on_border`): the small base is found, doubted.
+#[test]
+fn the_mats_edge_is_not_a_bases_side() {
+    let models = Models::builtin();
+    let (_dir, truth, frame) = render(4);
+    let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/seed4-1080p-calibrated");
+    let cal = Calibrated::load(&fixture, models).expect("fixture calibration");
+    let scene = Detector::new(cal, models)
+        .expect("detector")
+        .detect(&frame)
+        .expect("detect");
+    let s = score(&truth.scene, &scene, models);
+    let s3 = s.ships.iter().find(|m| m.id == "s3");
+    eprintln!("{s3:?}");
+    let s3 = s3.expect("seed 4's s3 found");
+    assert_eq!(s3.found_size, BaseSize::Small, "{s3:?}");
+    assert!(s3.confidence.is_some_and(|c| c < 0.65), "{s3:?}");
+}
