@@ -1654,18 +1654,18 @@ fn a_base_whose_arc_lines_show_is_centred_by_their_crossing() {
 // Those doubted for one reason alone hardly ever do (on the fixed and second rendered sets
 // 16 of 17 within 1 mm, the worst 1.43), and now say 1 mm and 2.5 deg at least
 // (`ONE_DOUBT_SIGMA_MM`), still flagged for the judge. Seed 11 has three such bases: s2
-// (one side hidden, 0.57 mm off), s6 (no hashmark shows, 0.07 mm) and s7 (a miniature's
-// outline, 0.17 mm); each said 6.5 mm before.
+// (one side hidden, 0.57 mm off), s6 (no hashmark shows, 0.07 mm; 6.5 mm again since the
+// seventeenth session) and s7 (a miniature's outline, 0.17 mm); each said 6.5 mm before.
 #[test]
 fn a_weak_fit_with_one_doubt_says_a_millimetre_not_six() {
     use hashmark::scene::Doubt;
     let (truth, scene) = detected(11);
     let s = score(&truth.scene, &scene, Models::builtin());
+    // (No hashmark alone is not among them since: see the test below.)
     let weak_kind = |d: &Doubt| {
         matches!(
             d,
             Doubt::LittleOutline
-                | Doubt::NoHashmark
                 | Doubt::OneSided
                 | Doubt::CornerOnly
                 | Doubt::MiniatureOutline
@@ -1734,4 +1734,22 @@ fn the_mats_edge_is_not_a_bases_side() {
     let s3 = s3.expect("seed 4's s3 found");
     assert_eq!(s3.found_size, BaseSize::Small, "{s3:?}");
     assert!(s3.confidence.is_some_and(|c| c < 0.65), "{s3:?}");
+}
+
+// A weak fit doubted for no hashmark alone kept the 1 mm sigma of one doubt until seed
+// 117's s1 of the third rendered set lay 8.5 mm off so (a small base under a miniature whose
+// lower outline the square took for the base's back edge, the token's print for its
+// front): with no hashmark in view nothing says the square is on the token at all, and it
+// says 6.5 mm again (`bases::ONE_DOUBT_SIGMA_MM`). No base of the table is more than three
+// sigmas off.
+#[test]
+fn a_fit_with_no_hashmark_says_it_may_be_anywhere() {
+    let (truth, scene) = detected(117);
+    let s = score(&truth.scene, &scene, Models::builtin());
+    let s1 = s.ships.iter().find(|m| m.id == "s1");
+    eprintln!("{s1:?}");
+    for m in &s.ships {
+        let sigma = m.sigma_mm.unwrap_or(0.0);
+        assert!(m.centre_error_mm <= 3.0 * sigma, "{m:?}");
+    }
 }

@@ -41,14 +41,19 @@ const WEAK_ACROSS: f64 = 0.1;
 const WEAK_SIGMA_DEG: f64 = 8.0;
 const SIGMA_SCALE_MM: f64 = 1.8;
 /// What is said of a weak fit whose doubt is its only one (see `FoundBase::doubts`): one
-/// side hidden, no hashmark, little outline, a miniature's outline or a rim off, with no
+/// side hidden, little outline, a miniature's outline or a rim off (not no hashmark,
+/// below), with no
 /// second heading and its facing sure. On the fixed and second rendered 1080p sets
 /// (scripts/detect-report.sh) 17 of the 76 weak fits were so: 16 within 1 mm, the worst
 /// 1.43 mm (seed 45's s4, 3.5 deg off), 0.46 mm RMS; headings 1.35 deg RMS, worst 4.15
 /// (seed 6's s3); size and facing all right. Of the 59 with more doubts 20 were over 2 mm
 /// off (up to 14 mm). Such a fit is still flagged for the judge (its confidence halved).
 /// On 12 of the third set's tables, left out of choosing it, its 4 such fits lay
-/// 0.04-0.35 mm off.
+/// 0.04-0.35 mm off. No hashmark alone is left out: on all 30 of the third set's tables
+/// seed 117's s1 was doubted for it alone and lay 8.5 mm off, a square on the miniature's
+/// outline and the token's print, while saying 1 mm; over the four sets 5 other fits so
+/// doubted lay within 0.42 mm, and the 26 doubted for one of the other reasons within 1.43
+/// mm. A fit with no hashmark in view has nothing to say it is on the token at all.
 const ONE_DOUBT_SIGMA_MM: f64 = 1.0;
 const ONE_DOUBT_SIGMA_DEG: f64 = 2.5;
 /// Centre sigma per mm the fitted rim strays from its prior (see `to_ships`).
@@ -1242,7 +1247,7 @@ pub fn to_ships(bases: &[FoundBase], calibration_sigma_mm: f64) -> Vec<ShipSpec>
             if weak {
                 // A weak fit doubted for that one reason alone is rarely on the wrong
                 // edges (see `ONE_DOUBT_SIGMA_MM`).
-                let (floor_mm, floor_deg) = if doubts.len() == 1 {
+                let (floor_mm, floor_deg) = if doubts.len() == 1 && doubts[0] != Doubt::NoHashmark {
                     (ONE_DOUBT_SIGMA_MM, ONE_DOUBT_SIGMA_DEG)
                 } else {
                     (WEAK_SIGMA_MM, WEAK_SIGMA_DEG)
