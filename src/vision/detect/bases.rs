@@ -594,13 +594,19 @@ impl Search<'_> {
     /// scripts/detect-report.sh 23 fits grew: the 14 right ones fitted better after but
     /// one (0.84 of the quality; its hashmarks 1.2 before, 7.1 after), and the 9 wrong ones
     /// fitted worse but one (two of them small bases found within 0.8 mm and reported 14
-    /// mm off as medium ones; hashmarks 7.4 and 4.8 before, -8.0 and 0.8 after).
+    /// mm off as medium ones; hashmarks 7.4 and 4.8 before, -8.0 and 0.8 after). The
+    /// bigger square's hashmark must show (see `hashmarks_seen`), not merely beat a
+    /// smaller square's that is out of view: the third set's seed 124 s1, a small base in
+    /// plain view whose miniature hides its hashmarks, grew into a medium base 11 mm off,
+    /// whose best hashmark read -0.14 and quality 0.18 (the small square's 0.52).
     fn growth_holds(
         &self,
         small: &(BaseSize, BaseFit, f64),
         grown: &(BaseSize, BaseFit, f64),
     ) -> bool {
-        grown.2 >= small.2 || self.hashmark_contrast(&grown.1) > self.hashmark_contrast(&small.1)
+        grown.2 >= small.2
+            || (self.hashmarks_seen(&grown.1)
+                && self.hashmark_contrast(&grown.1) > self.hashmark_contrast(&small.1))
     }
 
     /// Whether one of the token's side hashmarks shows where the fit puts it: a white line
