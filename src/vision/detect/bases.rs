@@ -29,8 +29,8 @@ const MIN_QUALITY: f64 = 0.25;
 /// miniature's outline instead lay 14.5 mm off. Such a fit is a fallback, like one on a
 /// miniature's outline (see `Search::search`): where every side counted from a fifth of
 /// its length, two small squares were invented and a small base under a medium square
-/// with no hashmark was lost (second set, seed 47's s3); from 12 mm each (or 15), nothing else
-/// changed on the fixed, 4K, second and third sets.
+/// with no hashmark was lost (second set, seed 47's s3); from 12 mm each (or 15),
+/// nothing else changed on the fixed, 4K, second and third sets.
 const FOUR_SIDED_MIN_QUALITY: f64 = 0.2;
 const FOUR_SIDED_MIN_MM: f64 = 15.0;
 /// Outline support below which a fit is as likely on the wrong edges as on the base, and
@@ -42,8 +42,7 @@ const WEAK_SIGMA_DEG: f64 = 8.0;
 const SIGMA_SCALE_MM: f64 = 1.8;
 /// What is said of a weak fit whose doubt is its only one (see `FoundBase::doubts`): one
 /// side hidden, little outline, a miniature's outline or a rim off (not no hashmark,
-/// below), with no
-/// second heading and its facing sure. On the fixed and second rendered 1080p sets
+/// below), with no second heading and its facing sure. On the fixed and second rendered 1080p sets
 /// (scripts/detect-report.sh) 17 of the 76 weak fits were so: 16 within 1 mm, the worst
 /// 1.43 mm (seed 45's s4, 3.5 deg off), 0.46 mm RMS; headings 1.35 deg RMS, worst 4.15
 /// (seed 6's s3); size and facing all right. Of the 59 with more doubts 20 were over 2 mm
@@ -465,8 +464,8 @@ impl Search<'_> {
             // A bigger square whose outline scores nearly as well wins over a smaller one
             // (a small square fits inside a big base's corner; the reverse needs edges
             // that are not there).
-            // A fit on the miniature's outline, or one admitted for its four sides alone, is
-            // only a fallback: every start may replace it.
+            // A fallback (on the miniature's outline, admitted for its four sides alone, or
+            // with a side on the mat's edge) is replaced by any start that fits.
             if best
                 .as_ref()
                 .is_some_and(|b| !fallback && (b.fit.half >= half || score < 0.85 * top))
