@@ -11,7 +11,7 @@ use hashmark::BaseSize;
 use hashmark::models::Models;
 use hashmark::rules::{RollOptions, Side, Table, barrel_roll};
 use hashmark::vision::detect::bases::refit_bases;
-use hashmark::vision::detect::score::score;
+use hashmark::vision::detect::score::{ShipMatch, score};
 use hashmark::vision::detect::stream::Stream;
 use hashmark::vision::detect::{Calibrated, Detector};
 use hashmark::vision::sim::{SimOptions, Truth, simulate};
@@ -65,6 +65,17 @@ fn detected_through(seed: u64, fixture: &str) -> (Truth, hashmark::scene::Scene)
     let det = Detector::new(cal, models).expect("detector");
     let scene = det.detect(&frame).expect("detect");
     (truth, scene)
+}
+
+/// How detection did on the true ship `id` (printed, to read a failure by); panics where
+/// it was missed.
+fn found_ship(truth: &Truth, scene: &hashmark::scene::Scene, id: &str) -> ShipMatch {
+    let m = score(&truth.scene, scene, Models::builtin())
+        .ships
+        .into_iter()
+        .find(|m| m.id == id);
+    eprintln!("{m:?}");
+    m.unwrap_or_else(|| panic!("{id} not found"))
 }
 
 /// The true ship `id` of a rendered table.
@@ -853,10 +864,7 @@ fn a_rim_pulled_far_from_its_prior_is_doubted() {
 #[test]
 fn a_search_fit_whose_rim_strays_is_fitted_again_with_it_held() {
     let (truth, scene) = detected(6);
-    let s = score(&truth.scene, &scene, Models::builtin());
-    let s6 = s.ships.iter().find(|m| m.id == "s6");
-    eprintln!("{s6:?}");
-    let s6 = s6.expect("seed 6's s6 found");
+    let s6 = found_ship(&truth, &scene, "s6");
     assert!(
         s6.centre_error_mm < 0.5 && s6.heading_error_deg.abs() < 0.5,
         "{s6:?}"
@@ -868,12 +876,7 @@ fn a_search_fit_whose_rim_strays_is_fitted_again_with_it_held() {
     // On the same table s4 (small) shows neither its front arc nor its initiative disc;
     // its miniature's engines glow at the rear, which tips it the right way
     // (`vision::detect::facing`: it faced 90 deg wrong without), and it stays flagged.
-    let s4 = s
-        .ships
-        .iter()
-        .find(|m| m.id == "s4")
-        .expect("seed 6's s4 found");
-    eprintln!("{s4:?}");
+    let s4 = found_ship(&truth, &scene, "s4");
     assert!(s4.facing_right, "{s4:?}");
     assert!(
         s4.confidence
@@ -1608,10 +1611,7 @@ fn a_side_seen_through_token_edges_alone_widens_the_sigma() {
 #[test]
 fn a_small_base_is_not_grown_into_a_medium_one_its_hashmarks_deny() {
     let (truth, scene) = detected(1);
-    let s = score(&truth.scene, &scene, Models::builtin());
-    let s1 = s.ships.iter().find(|m| m.id == "s1");
-    eprintln!("{s1:?}");
-    let s1 = s1.expect("seed 1's s1 found");
+    let s1 = found_ship(&truth, &scene, "s1");
     assert_eq!(s1.found_size, BaseSize::Small, "{s1:?}");
     assert!(s1.centre_error_mm < 1.5, "{s1:?}");
 }
@@ -1624,10 +1624,7 @@ fn a_small_base_is_not_grown_into_a_medium_one_its_hashmarks_deny() {
 #[test]
 fn a_side_seen_through_token_edges_alone_widens_the_heading_sigma() {
     let (truth, scene) = detected(41);
-    let s = score(&truth.scene, &scene, Models::builtin());
-    let s4 = s.ships.iter().find(|m| m.id == "s4");
-    eprintln!("{s4:?}");
-    let s4 = s4.expect("seed 41's s4 found");
+    let s4 = found_ship(&truth, &scene, "s4");
     assert!(
         s4.heading_error_deg.abs() > 1.0,
         "s4 now within 1 deg: see why"
@@ -1649,10 +1646,7 @@ fn a_side_seen_through_token_edges_alone_widens_the_heading_sigma() {
 #[test]
 fn a_base_whose_arc_lines_show_is_centred_by_their_crossing() {
     let (truth, scene) = detected(46);
-    let s = score(&truth.scene, &scene, Models::builtin());
-    let s6 = s.ships.iter().find(|m| m.id == "s6");
-    eprintln!("{s6:?}");
-    let s6 = s6.expect("seed 46's s6 found");
+    let s6 = found_ship(&truth, &scene, "s6");
     assert!(s6.centre_error_mm < 0.3, "{s6:?}");
     let sigma = s6.sigma_mm.unwrap_or(0.0);
     assert!(s6.centre_error_mm <= 2.0 * sigma, "{s6:?}");
@@ -1709,10 +1703,7 @@ fn a_weak_fit_with_one_doubt_says_a_millimetre_not_six() {
 #[test]
 fn a_large_base_seen_by_its_four_corners_is_found() {
     let (truth, scene) = detected(112);
-    let s = score(&truth.scene, &scene, Models::builtin());
-    let s2 = s.ships.iter().find(|m| m.id == "s2");
-    eprintln!("{s2:?}");
-    let s2 = s2.expect("seed 112's s2 found");
+    let s2 = found_ship(&truth, &scene, "s2");
     assert_eq!(s2.found_size, BaseSize::Large, "{s2:?}");
     assert!(s2.centre_error_mm < 1.0, "{s2:?}");
     // Doubted still: a quarter of each side is little outline.
@@ -1729,10 +1720,7 @@ fn a_large_base_seen_by_its_four_corners_is_found() {
 #[test]
 fn the_mats_edge_is_not_a_bases_side() {
     let (truth, scene) = detected_through(4, "seed4-1080p-calibrated");
-    let s = score(&truth.scene, &scene, Models::builtin());
-    let s3 = s.ships.iter().find(|m| m.id == "s3");
-    eprintln!("{s3:?}");
-    let s3 = s3.expect("seed 4's s3 found");
+    let s3 = found_ship(&truth, &scene, "s3");
     assert_eq!(s3.found_size, BaseSize::Small, "{s3:?}");
     assert!(s3.confidence.is_some_and(|c| c < 0.65), "{s3:?}");
 }
@@ -1764,10 +1752,7 @@ fn a_fit_with_no_hashmark_says_it_may_be_anywhere() {
 #[test]
 fn a_bigger_base_grows_only_where_its_hashmark_shows() {
     let (truth, scene) = detected_through(124, "seed124-1080p-calibrated");
-    let s = score(&truth.scene, &scene, Models::builtin());
-    let s1 = s.ships.iter().find(|m| m.id == "s1");
-    eprintln!("{s1:?}");
-    let s1 = s1.expect("seed 124's s1 found");
+    let s1 = found_ship(&truth, &scene, "s1");
     assert_eq!(s1.found_size, BaseSize::Small, "{s1:?}");
     assert!(s1.centre_error_mm < 2.0, "{s1:?}");
 }
