@@ -75,7 +75,8 @@ fn detect_photo(rel: &str, seed: u64) -> (usize, usize, usize, usize) {
 
 /// Measured: 239 ships on the ten photos, 9 of them with a confidence of 0.65 or more
 /// (238 before grey bodies on coloured ground started searches too; with no limit on their
-/// ground, 251 and 10), and 8 outlines of "miniatures with no base" (white paper)
+/// ground, 251 and 10), and 8 outlines of "miniatures with no base" (white paper; now
+/// 242 ships, and 9 outlines since a grey bright blob with no mask body is outlined too)
 /// (the target is none; checkerboards and marker grids are full of dark squares
 /// with bright insides). 234 and 8 before the search fitted a square whose rim strayed
 /// again with the rim held: those squares are doubted (trusted, they made 16), and which

@@ -114,6 +114,23 @@ pub fn ring_mean(ring: &[[f64; 2]]) -> Option<[f64; 2]> {
     ])
 }
 
+/// The convex hull of points, as an open counter-clockwise ring (empty for none).
+pub fn ring_hull(points: &[[f64; 2]]) -> Vec<[f64; 2]> {
+    use geo::ConvexHull;
+    let mp = geo::MultiPoint::from(points.iter().map(|p| (p[0], p[1])).collect::<Vec<_>>());
+    let mut out: Vec<[f64; 2]> = mp
+        .convex_hull()
+        .exterior()
+        .points()
+        .map(|p| [p.x(), p.y()])
+        .collect();
+    // geo closes its rings; these are open.
+    if out.len() > 1 && out.first() == out.last() {
+        out.pop();
+    }
+    out
+}
+
 /// Whether `p` lies inside a closed ring (even-odd rule; the boundary is either side).
 pub fn ring_contains(ring: &[[f64; 2]], p: [f64; 2]) -> bool {
     let mut inside = false;
@@ -132,6 +149,27 @@ pub fn ring_contains(ring: &[[f64; 2]], p: [f64; 2]) -> bool {
 
 #[cfg(test)]
 mod tests {
+    /// A hull keeps the outermost points once each, open, counter-clockwise.
+    #[test]
+    fn a_hull_is_open_and_counter_clockwise() {
+        let pts = [
+            [0.0, 0.0],
+            [10.0, 0.0],
+            [5.0, 5.0],
+            [10.0, 10.0],
+            [0.0, 10.0],
+            [2.0, 8.0],
+        ];
+        let hull = super::ring_hull(&pts);
+        assert_eq!(hull.len(), 4, "{hull:?}");
+        for corner in [[0.0, 0.0], [10.0, 0.0], [10.0, 10.0], [0.0, 10.0]] {
+            assert!(hull.contains(&corner), "{corner:?} not in {hull:?}");
+        }
+        let area2 = super::signed_area2(&super::to_points(&hull));
+        assert!(area2 > 0.0, "clockwise: {area2}");
+        assert!(super::ring_hull(&[]).is_empty());
+    }
+
     #[test]
     fn distances_and_containment() {
         let sq = [[0.0, 0.0], [10.0, 0.0], [10.0, 10.0], [0.0, 10.0]];

@@ -10,6 +10,7 @@
 //! the gradients; the edge fit in the camera frame (`base_fit`) then decides.
 
 use super::ortho::OrthoView;
+use crate::geometry::polygon::ring_hull;
 use crate::vision::cv::disc_kernel;
 use crate::vision::{Camera, VisionError};
 use opencv::core::{CV_32F, Mat};
@@ -311,26 +312,42 @@ fn outline_points(
     })
 }
 
+/// A bright blob or a grey body where a miniature may stand (see [`miniatures`]).
+#[derive(Clone, Debug)]
+pub struct Blob {
+    /// Centre (table mm of the orthophoto's plane; a raised object appears displaced
+    /// there, see [`under_blob`]).
+    pub centre: [f64; 2],
+    pub area_mm2: f64,
+    /// The convex hull of its parts (table mm, same plane); empty for a grey body of the
+    /// miniature mask, which [`MiniMask::body_near`] outlines.
+    pub hull: Vec<[f64; 2]>,
+}
+
 /// Bright compact blobs in the orthophoto: the miniatures, which stand on pegs over their
-/// bases' centres and are the most visible thing about a ship. Centres in table mm of the
-/// orthophoto's plane; a raised object appears displaced there (see [`under_blob`]).
-pub fn bright_blobs(ortho: &Mat, view: &OrthoView) -> Result<Vec<([f64; 2], f64)>, VisionError> {
+/// bases' centres and are the most visible thing about a ship.
+pub fn bright_blobs(ortho: &Mat, view: &OrthoView) -> Result<Vec<Blob>, VisionError> {
     let mut blobs = blobs_by_size(ortho, view, MINI_SURROUND_MM)?.0;
     // A miniature's painted stripe or a dark panel can split it in two; parts closer than
     // any two miniatures on touching small bases can be are one miniature.
-    blobs.sort_by(|a, b| b.1.total_cmp(&a.1));
-    let mut merged: Vec<([f64; 2], f64)> = Vec::new();
-    for (c, a) in blobs {
+    blobs.sort_by(|a, b| b.area_mm2.total_cmp(&a.area_mm2));
+    let mut merged: Vec<Blob> = Vec::new();
+    for b in blobs {
         match merged
             .iter_mut()
-            .find(|(m, _)| (m[0] - c[0]).hypot(m[1] - c[1]) < MERGE_MM)
+            .find(|m| (m.centre[0] - b.centre[0]).hypot(m.centre[1] - b.centre[1]) < MERGE_MM)
         {
-            Some((m, ma)) => {
-                let t = *ma + a;
-                *m = [(m[0] * *ma + c[0] * a) / t, (m[1] * *ma + c[1] * a) / t];
-                *ma = t;
+            Some(m) => {
+                let t = m.area_mm2 + b.area_mm2;
+                m.centre = [
+                    (m.centre[0] * m.area_mm2 + b.centre[0] * b.area_mm2) / t,
+                    (m.centre[1] * m.area_mm2 + b.centre[1] * b.area_mm2) / t,
+                ];
+                m.area_mm2 = t;
+                m.hull.extend(b.hull);
+                m.hull = ring_hull(&m.hull);
             }
-            None => merged.push((c, a)),
+            None => merged.push(b),
         }
     }
     Ok(merged)
@@ -347,7 +364,7 @@ pub fn miniatures(
     ortho: &Mat,
     view: &OrthoView,
     minis: &MiniMask,
-) -> Result<Vec<([f64; 2], f64)>, VisionError> {
+) -> Result<Vec<Blob>, VisionError> {
     let mut out = bright_blobs(ortho, view)?;
     for (c, area, ground) in minis.bodies(ortho, MIN_BLOB_AREA_MM2)? {
         // (A bigger grey body is no miniature: a pale hand, a sheet of paper.)
@@ -355,9 +372,13 @@ pub fn miniatures(
             && ground.coloured >= GROUND_COLOURED
             && !out
                 .iter()
-                .any(|(b, _)| (b[0] - c[0]).hypot(b[1] - c[1]) < MERGE_MM)
+                .any(|b| (b.centre[0] - c[0]).hypot(b.centre[1] - c[1]) < MERGE_MM)
         {
-            out.push((c, area));
+            out.push(Blob {
+                centre: c,
+                area_mm2: area,
+                hull: Vec::new(),
+            });
         }
     }
     Ok(out)
@@ -374,13 +395,12 @@ const HAND_SURROUND_MM: f64 = 120.0;
 /// Blob parts closer than this (mm) are one miniature.
 const MERGE_MM: f64 = 22.0;
 
-/// Bright blobs of a miniature's size (centre, area), and the table-mm boxes of larger ones.
-#[allow(clippy::type_complexity)]
+/// Bright blobs of a miniature's size, and the table-mm boxes of larger ones.
 fn blobs_by_size(
     ortho: &Mat,
     view: &OrthoView,
     surround_mm: f64,
-) -> Result<(Vec<([f64; 2], f64)>, Vec<[f64; 4]>), VisionError> {
+) -> Result<(Vec<Blob>, Vec<[f64; 4]>), VisionError> {
     let grey = to_grey(ortho)?;
     let mut f = Mat::default();
     grey.convert_to_def(&mut f, CV_32F)?;
@@ -409,7 +429,7 @@ fn blobs_by_size(
         let (fr, br) = (f.at_row::<f32>(r)?.to_vec(), bg.at_row::<f32>(r)?.to_vec());
         let mr = mask.at_row_mut::<u8>(r)?;
         for c in 0..w as usize {
-            if fr[c] > 70.0 && fr[c] - br[c] > 30.0 {
+            if fr[c] > BLOB_MIN_VALUE as f32 && fr[c] - br[c] > 30.0 {
                 mr[c] = 255;
             }
         }
@@ -442,9 +462,39 @@ fn blobs_by_size(
             continue;
         }
         let (cx, cy) = (*cents.at_2d::<f64>(i, 0)?, *cents.at_2d::<f64>(i, 1)?);
-        out.push((view.to_table(cx, cy), area));
+        out.push(Blob {
+            centre: view.to_table(cx, cy),
+            area_mm2: area,
+            hull: component_hull(&labels, &stats, i, view)?,
+        });
     }
     Ok((out, large))
+}
+
+/// The convex hull (table mm) of connected component `i` of `labels`: of each row's first
+/// and last pixel of it, which is all a convex hull needs.
+fn component_hull(
+    labels: &Mat,
+    stats: &Mat,
+    i: i32,
+    view: &OrthoView,
+) -> Result<Vec<[f64; 2]>, VisionError> {
+    let at = |k| stats.at_2d::<i32>(i, k).copied();
+    let (l, t) = (at(imgproc::CC_STAT_LEFT)?, at(imgproc::CC_STAT_TOP)?);
+    let (w, h) = (at(imgproc::CC_STAT_WIDTH)?, at(imgproc::CC_STAT_HEIGHT)?);
+    let mut ends = Vec::new();
+    for r in t..t + h {
+        let row = labels.at_row::<i32>(r)?;
+        let Some(span) = row.get(l.max(0) as usize..(l + w).max(0) as usize) else {
+            continue;
+        };
+        let first = span.iter().position(|v| *v == i);
+        let last = span.iter().rposition(|v| *v == i);
+        for c in first.into_iter().chain(last) {
+            ends.push(view.to_table(f64::from(l) + c as f64, f64::from(r)));
+        }
+    }
+    Ok(ring_hull(&ends))
 }
 
 /// Where on the plane z = `base_z` lies the point under something seen at table point `p`
@@ -516,6 +566,43 @@ pub fn occluders(
 const MINI_MIN_VALUE: f64 = 150.0;
 const MINI_MAX_SATURATION: f64 = 0.3;
 const MINI_MARGIN_PX: i32 = 3;
+
+/// The mean chroma (over max) of the pixels of `ortho` (in `view`) inside `ring` (table
+/// mm) brighter than `min_value` (sRGB max channel) and no more saturated than a
+/// miniature's body (`MINI_MAX_SATURATION`); 1 where none is.
+pub fn mean_chroma(
+    ortho: &Mat,
+    view: &OrthoView,
+    ring: &[[f64; 2]],
+    min_value: f64,
+) -> Result<f64, VisionError> {
+    let px: Vec<[f64; 2]> = ring.iter().map(|p| view.to_pixel(p[0], p[1])).collect();
+    let [x0, y0, x1, y1] = crate::geometry::polygon::ring_bounds(&px);
+    let (mut n, mut sum) = (0usize, 0.0);
+    for r in (y0.floor().max(0.0) as i32)..=(y1.ceil() as i32).min(view.height - 1) {
+        let row = ortho.at_row::<opencv::core::Vec3b>(r)?;
+        for c in (x0.floor().max(0.0) as i32)..=(x1.ceil() as i32).min(view.width - 1) {
+            let Some(p) = row.get(c as usize) else {
+                continue;
+            };
+            let mx = f64::from(p.0[0].max(p.0[1]).max(p.0[2]));
+            let mn = f64::from(p.0[0].min(p.0[1]).min(p.0[2]));
+            if mx > min_value
+                && mx - mn < MINI_MAX_SATURATION * mx
+                && crate::geometry::polygon::ring_contains(&px, [f64::from(c), f64::from(r)])
+            {
+                n += 1;
+                sum += (mx - mn) / mx;
+            }
+        }
+    }
+    Ok(if n == 0 { 1.0 } else { sum / n as f64 })
+}
+
+/// How bright a bright blob's pixels are: grey level above this and 30 above their
+/// surroundings (see `blobs_by_size`). [`mean_chroma`] of a blob counts the pixels whose
+/// brightest channel is above it, which for a grey pixel is nearly its grey level.
+pub const BLOB_MIN_VALUE: f64 = 70.0;
 
 /// What lies around a miniature mask's body (see [`MiniMask::bodies`]).
 #[derive(Clone, Copy, Debug)]
@@ -724,28 +811,12 @@ impl MiniMask {
     /// view) inside `ring` (table mm): a painted grey miniature's, however bright its
     /// stripes, against the tint of a pale patch of printed art (see `HiddenMini`).
     pub fn mean_chroma(&self, ortho: &Mat, ring: &[[f64; 2]]) -> Result<f64, VisionError> {
-        let v = &self.view;
-        let px: Vec<[f64; 2]> = ring.iter().map(|p| v.to_pixel(p[0], p[1])).collect();
-        let [x0, y0, x1, y1] = crate::geometry::polygon::ring_bounds(&px);
-        let (mut n, mut sum) = (0usize, 0.0);
-        for r in (y0.floor().max(0.0) as i32)..=(y1.ceil() as i32).min(v.height - 1) {
-            let row = ortho.at_row::<opencv::core::Vec3b>(r)?;
-            for c in (x0.floor().max(0.0) as i32)..=(x1.ceil() as i32).min(v.width - 1) {
-                let Some(p) = row.get(c as usize) else {
-                    continue;
-                };
-                let mx = f64::from(p.0[0].max(p.0[1]).max(p.0[2]));
-                let mn = f64::from(p.0[0].min(p.0[1]).min(p.0[2]));
-                if mx > MINI_MIN_VALUE
-                    && mx - mn < MINI_MAX_SATURATION * mx
-                    && crate::geometry::polygon::ring_contains(&px, [f64::from(c), f64::from(r)])
-                {
-                    n += 1;
-                    sum += (mx - mn) / mx;
-                }
-            }
-        }
-        Ok(if n == 0 { 1.0 } else { sum / n as f64 })
+        mean_chroma(ortho, &self.view, ring, MINI_MIN_VALUE)
+    }
+
+    /// The orthophoto's view this mask covers.
+    pub fn view(&self) -> &OrthoView {
+        &self.view
     }
 
     /// Whether the base-top point `p` (table mm) is seen through a miniature.
