@@ -9,6 +9,13 @@ pub struct PlayArea {
 }
 
 impl PlayArea {
+    /// Whether the point `p` (mm) lies on the play area or within `margin` of it (edges
+    /// included).
+    pub fn holds(&self, p: [f64; 2], margin: f64) -> bool {
+        (-margin..=self.width_mm + margin).contains(&p[0])
+            && (-margin..=self.height_mm + margin).contains(&p[1])
+    }
+
     /// How far a shape stays inside: the smallest margin of its outline to any edge when it
     /// is wholly inside (0 when touching an edge), else minus the length of the shortest
     /// translation that brings it back in. The play area is convex, so checking the
@@ -39,6 +46,18 @@ impl PlayArea {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_point_is_held_with_its_edges_and_margin() {
+        let a = PlayArea {
+            width_mm: 100.0,
+            height_mm: 50.0,
+        };
+        assert!(a.holds([0.0, 50.0], 0.0));
+        assert!(!a.holds([100.1, 10.0], 0.0));
+        assert!(a.holds([104.0, -4.0], 5.0));
+        assert!(!a.holds([10.0, 56.0], 5.0));
+    }
 
     #[test]
     fn inside_edge_and_outside() {

@@ -926,12 +926,6 @@ const HIDDEN_BLOB_MAX_CHROMA: f64 = 0.15;
 /// its base, and the camera sees it raised).
 const HIDDEN_OFF_MAT_MM: f64 = 5.0;
 
-/// Whether `p` (table mm) lies on the play area or within `margin` of it.
-fn on_mat(play: &PlayArea, p: [f64; 2], margin: f64) -> bool {
-    (-margin..=play.width_mm + margin).contains(&p[0])
-        && (-margin..=play.height_mm + margin).contains(&p[1])
-}
-
 impl HiddenMini {
     /// The miniature about a blob with no base under it, if its body is a miniature's size.
     fn under(
@@ -955,10 +949,7 @@ impl HiddenMini {
             // all there is of it (see `HIDDEN_BLOB_MAX_CHROMA`).
             _ if blob.area_mm2 >= HIDDEN_MIN_AREA_MM2
                 && blob.hull.len() >= 3
-                && blob
-                    .hull
-                    .iter()
-                    .all(|p| on_mat(play, *p, HIDDEN_OFF_MAT_MM)) =>
+                && blob.hull.iter().all(|p| play.holds(*p, HIDDEN_OFF_MAT_MM)) =>
             {
                 let c = mean_chroma(ortho, minis.view(), &blob.hull, BLOB_MIN_VALUE)?;
                 if c > HIDDEN_BLOB_MAX_CHROMA {
@@ -1006,7 +997,7 @@ pub fn find_bases_known(
         .into_iter()
         // The view reaches a little past the play area, where the table beside the mat is
         // bright against it: a blob there is the table's edge, not a miniature.
-        .filter(|b| on_mat(play, b.centre, 0.0))
+        .filter(|b| play.holds(b.centre, 0.0))
         // A rock is a bright blob too; one that matched an obstacle outline is not a ship.
         .filter(|b| {
             let below = under_blob(camera, b.centre, z, 0.0);
@@ -1104,12 +1095,7 @@ pub fn find_bases_known(
         }
     }
     // Keep bases on the play area.
-    found.retain(|b| {
-        b.fit.centre[0] >= 0.0
-            && b.fit.centre[1] >= 0.0
-            && b.fit.centre[0] <= play.width_mm
-            && b.fit.centre[1] <= play.height_mm
-    });
+    found.retain(|b| play.holds(b.fit.centre, 0.0));
     found.sort_by(|a, b| {
         a.fit.centre[0]
             .total_cmp(&b.fit.centre[0])
