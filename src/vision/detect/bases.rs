@@ -57,6 +57,20 @@ const SIGMA_SCALE_MM: f64 = 1.8;
 /// mm. A fit with no hashmark in view has nothing to say it is on the token at all.
 const ONE_DOUBT_SIGMA_MM: f64 = 1.0;
 const ONE_DOUBT_SIGMA_DEG: f64 = 2.5;
+/// What is said of a weak fit doubted for this many reasons or more (see
+/// `FoundBase::doubts`): it rests on a corner, or on a miniature's outline, with no
+/// hashmark and often its facing hidden, and it says where a ship stands, hardly how. On
+/// the four rendered sets of scripts/detect-report.sh (the eighteenth session's code) 11
+/// weak fits had five doubts or more: 0.3 to 14.0 mm off, median 9.5 mm, headings 0.3 to
+/// 32 deg off (median 10.8); with `WEAK_SIGMA_MM` and `WEAK_SIGMA_DEG` 4 of them lay
+/// within one sigma on either, where the weak fits with two to four doubts lay within
+/// theirs 8 in 10 times (p68 of their errors 0.7-4.3 mm by set and count). Fixed and
+/// second sets alone: p68 10.2 mm (5 fits); third and 4K: 12.4 mm (6).
+const MANY_DOUBTS: usize = 5;
+const MANY_DOUBTS_SIGMA_MM: f64 = 10.0;
+const MANY_DOUBTS_SIGMA_DEG: f64 = 15.0;
+const _: () =
+    assert!(MANY_DOUBTS_SIGMA_MM > WEAK_SIGMA_MM && MANY_DOUBTS_SIGMA_DEG > WEAK_SIGMA_DEG);
 /// Centre sigma per mm the fitted rim strays from its prior (see `to_ships`).
 const SIGMA_PER_RIM_MM: f64 = 0.7;
 /// An axis whose weaker side shows less than this (see `FoundBase::edge_kind_unsure_axes`)
@@ -1275,13 +1289,10 @@ pub fn to_ships(bases: &[FoundBase], calibration_sigma_mm: f64) -> Vec<ShipSpec>
                 .map_or(edge_sigma, |l| fuse(edge_sigma, l).1)
                 .hypot(EDGE_KIND_SIGMA_DEG * unsure);
             if weak {
-                // A weak fit doubted for that one reason alone is rarely on the wrong
-                // edges (see `ONE_DOUBT_SIGMA_MM`).
-                let (floor_mm, floor_deg) = if doubts.len() == 1 && doubts[0] != Doubt::NoHashmark {
-                    (ONE_DOUBT_SIGMA_MM, ONE_DOUBT_SIGMA_DEG)
-                } else {
-                    (WEAK_SIGMA_MM, WEAK_SIGMA_DEG)
-                };
+                // A weak fit doubted for one reason alone is rarely on the wrong edges
+                // (see `ONE_DOUBT_SIGMA_MM`), one doubted for five or more mostly is (see
+                // `MANY_DOUBTS_SIGMA_MM`).
+                let (floor_mm, floor_deg) = weak_sigmas(&doubts);
                 sigma_mm = sigma_mm.max(floor_mm);
                 sigma_deg = sigma_deg.max(floor_deg);
             }
@@ -1312,6 +1323,16 @@ pub fn to_ships(bases: &[FoundBase], calibration_sigma_mm: f64) -> Vec<ShipSpec>
             }
         })
         .collect()
+}
+
+/// The least sigmas (mm, deg) of a weak fit doubted for `doubts`: by how many there are
+/// (see `ONE_DOUBT_SIGMA_MM`, `WEAK_SIGMA_MM`, `MANY_DOUBTS_SIGMA_MM`).
+fn weak_sigmas(doubts: &[Doubt]) -> (f64, f64) {
+    match doubts {
+        [one] if *one != Doubt::NoHashmark => (ONE_DOUBT_SIGMA_MM, ONE_DOUBT_SIGMA_DEG),
+        _ if doubts.len() >= MANY_DOUBTS => (MANY_DOUBTS_SIGMA_MM, MANY_DOUBTS_SIGMA_DEG),
+        _ => (WEAK_SIGMA_MM, WEAK_SIGMA_DEG),
+    }
 }
 
 /// The share of a base's confidence its outline support leaves it (see `to_ships`).
@@ -1500,5 +1521,44 @@ mod tests {
         assert!(lines_agree(0.6, &lines(1.5, 0.05)));
         assert!(!lines_agree(0.3, &lines(1.5, 0.05)));
         assert!(!lines_agree(0.1, &lines(-0.5, 0.01)));
+    }
+
+    /// A weak fit says less the more reasons doubt it: one (not the missing hashmark) a
+    /// millimetre, two to four the weak sigma, five or more (a corner on a miniature's
+    /// outline with no hashmark) the many-doubts one; the ship reports it.
+    #[test]
+    fn a_weak_fit_is_as_sure_as_its_doubts_allow() {
+        use Doubt::*;
+        assert_eq!(
+            weak_sigmas(&[OneSided]),
+            (ONE_DOUBT_SIGMA_MM, ONE_DOUBT_SIGMA_DEG)
+        );
+        assert_eq!(weak_sigmas(&[NoHashmark]), (WEAK_SIGMA_MM, WEAK_SIGMA_DEG));
+        let four = [LittleOutline, NoHashmark, OneSided, MiniatureOutline];
+        assert_eq!(weak_sigmas(&four), (WEAK_SIGMA_MM, WEAK_SIGMA_DEG));
+        let five = [
+            LittleOutline,
+            NoHashmark,
+            OneSided,
+            CornerOnly,
+            MiniatureOutline,
+        ];
+        assert_eq!(
+            weak_sigmas(&five),
+            (MANY_DOUBTS_SIGMA_MM, MANY_DOUBTS_SIGMA_DEG)
+        );
+
+        // A corner of a base on a miniature's outline, no hashmark, little outline.
+        let mut b = fitted(None);
+        b.quality = 0.2;
+        b.no_hashmark = true;
+        b.on_miniature = true;
+        b.hashmark_pins = [false, false];
+        b.fit.side_support = [0.6, 0.6, 0.0, 0.0];
+        b.fit.paired_support = [0.0; 4];
+        assert_eq!(b.doubts().len(), 5, "{:?}", b.doubts());
+        let ship = &to_ships(&[b], 0.1)[0];
+        assert_eq!(ship.quality.sigma_mm, Some(MANY_DOUBTS_SIGMA_MM));
+        assert_eq!(ship.quality.sigma_deg, Some(MANY_DOUBTS_SIGMA_DEG));
     }
 }
