@@ -66,6 +66,9 @@ pub enum Doubt {
     SecondHeading,
     /// The token's front arc and initiative disc are mostly hidden: the facing is a guess.
     FacingUnsure,
+    /// Another base-sized square overlapping this one fits nearly as well: the ship may
+    /// stand there instead (its `sigma_mm` reaches it).
+    RivalFit,
     /// Of a measured outline: a miniature with no base seen under it, most likely a ship
     /// whose base it hides; the outline is the miniature's, where it stands.
     HiddenBase,
@@ -83,6 +86,7 @@ impl Doubt {
             Doubt::RimStrayed => "its base's rim does not fit a base's",
             Doubt::SecondHeading => "a heading a few degrees off fits about as well",
             Doubt::FacingUnsure => "its front arc and initiative disc are hidden",
+            Doubt::RivalFit => "another square beside it fits its base nearly as well",
             Doubt::HiddenBase => "a miniature with no base seen under it",
         }
     }
@@ -98,6 +102,7 @@ impl Doubt {
             Doubt::RimStrayed => "rim off",
             Doubt::SecondHeading => "second heading",
             Doubt::FacingUnsure => "facing hidden",
+            Doubt::RivalFit => "rival fit",
             Doubt::HiddenBase => "base hidden",
         }
     }

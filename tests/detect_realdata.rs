@@ -84,7 +84,10 @@ fn detect_photo(rel: &str, seed: u64) -> (usize, usize, usize, usize) {
 /// that once left the search empty-handed now stays its best, and the starts after it
 /// are weighed against it). What tells a user that this
 /// is not the table is the frame check: `detect --image` and `judge --image` refuse each
-/// photo (next test). This bound keeps the confident ones from growing.
+/// photo (next test). Since the nineteenth session 4 confident: of two overlapping squares
+/// nearly as well supported the one kept names the other as its rival and halves its
+/// confidence (`bases::keep_apart`), and a grid of dark squares offers many such pairs.
+/// This bound keeps the confident ones from growing.
 #[test]
 fn real_photos_of_something_else_are_unchecked_and_never_panic() {
     let mut totals = [0usize; 4];
@@ -109,7 +112,7 @@ fn real_photos_of_something_else_are_unchecked_and_never_panic() {
         totals[3]
     );
     assert!(
-        totals[1] <= 9,
+        totals[1] <= 4,
         "{} confident ships on photos of something else",
         totals[1]
     );

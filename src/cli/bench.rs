@@ -421,6 +421,7 @@ fn print_doubts(all: &SceneScore) {
         Doubt::RimStrayed,
         Doubt::SecondHeading,
         Doubt::FacingUnsure,
+        Doubt::RivalFit,
     ] {
         row(
             d.short(),
