@@ -37,9 +37,10 @@ pub struct Quality {
     /// Held from earlier frames while something (a hand) hides it.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub occluded: bool,
-    /// Why detection doubts a ship, when it does (lowers `confidence`, and the first six
-    /// widen `sigma_mm` to say the fit may be on the wrong edges): a judge who is told to
-    /// check a ship by eye is told what to look at.
+    /// Why detection doubts a ship, when it does (lowers `confidence`; the first six
+    /// widen `sigma_mm` to say the fit may be on the wrong edges, and a rival fit to reach
+    /// the other square): a judge who is told to check a ship by eye is told what to look
+    /// at.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub doubts: Vec<Doubt>,
 }

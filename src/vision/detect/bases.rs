@@ -1358,8 +1358,8 @@ fn keep_apart(mut candidates: Vec<FoundBase>) -> Vec<FoundBase> {
 /// seed 52 s4, a small one 8.7 mm off (doubted) over another 7 mm away (1.00); and the
 /// third set's seed 114 s1, the pair the wrong way round: a small base whose miniature
 /// hides its hashmarks, fitted 0.3 mm off with quality 0.38 and no hashmark, lost to a
-/// square on the miniature's own outline 22 mm away (0.46; 0.82 of it), which was no weak
-/// fit and said 0.48 mm.
+/// square on the miniature's own outline 22 mm away with quality 0.46 (the base's fit had
+/// 0.82 of that), which was no weak fit and said 0.48 mm.
 const RIVAL_QUALITY: f64 = 0.75;
 
 /// The least sigmas (mm, deg) of a weak fit doubted for `doubts`: by how many there are
