@@ -1025,7 +1025,6 @@ pub fn find_bases_known(
             !obstacles.iter().any(|o| ring_contains(o, below))
         })
         .collect();
-    let blobs: Vec<[f64; 2]> = seen.iter().map(|b| b.centre).collect();
     let off_minis = minis.off_minis(grads)?;
     let search = Search {
         views,
@@ -1042,16 +1041,22 @@ pub fn find_bases_known(
     // twice costs several times another), and the results go back into blob order.
     let next = AtomicUsize::new(0);
     // Each blob's key, to know it again in the next frame of a stream.
-    let keys: Vec<BlobKey> = blobs
+    let keys: Vec<BlobKey> = seen
         .iter()
-        .map(|b| BlobKey::of(*b, grads.view.to_pixel(b[0], b[1]), ortho))
+        .map(|b| {
+            BlobKey::of(
+                b.centre,
+                grads.view.to_pixel(b.centre[0], b.centre[1]),
+                ortho,
+            )
+        })
         .collect::<Result<_, _>>()?;
     let (passed_over, taken) = (AtomicUsize::new(0), AtomicUsize::new(0));
     let work = || {
         let mut out = Vec::new();
         loop {
             let i = next.fetch_add(1, Ordering::Relaxed);
-            let (Some(blob), Some(key)) = (blobs.get(i), keys.get(i)) else {
+            let (Some(blob), Some(key)) = (seen.get(i), keys.get(i)) else {
                 break;
             };
             if before.empty_blobs.iter().any(|k| k.same(key)) {
@@ -1065,7 +1070,7 @@ pub fn find_bases_known(
             if known.is_some() {
                 taken.fetch_add(1, Ordering::Relaxed);
             }
-            if let Some(b) = known.or_else(|| search.base_under(*blob)) {
+            if let Some(b) = known.or_else(|| search.base_under(blob.centre)) {
                 out.push((i, b));
             }
         }

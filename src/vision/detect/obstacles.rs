@@ -486,10 +486,7 @@ pub fn find_obstacles_known(
         .filter(|r| r.contrast < FAINT_CONTRAST)
         .map(|r| r.centroid)
         .collect();
-    for fraction in GROW_FRACTIONS {
-        if faint.is_empty() {
-            break;
-        }
+    for fraction in GROW_FRACTIONS.iter().filter(|_| !faint.is_empty()) {
         let grown = segment::regions(
             &diff,
             threshold,
@@ -513,19 +510,19 @@ pub fn find_obstacles_known(
                     passed_over += 1;
                     continue;
                 }
+                let placed = match again(region) {
+                    Some(o) => vec![o],
+                    None => {
+                        let parts = in_region(region)?;
+                        if parts.is_empty() {
+                            empty.push(key);
+                        }
+                        parts
+                    }
+                };
                 // A token found already (at the first level, or as a grey part of the
                 // region) is not found twice.
-                if let Some(o) = again(region) {
-                    if !found.iter().any(|f| same_placement(f, &o)) {
-                        found.push(o);
-                    }
-                    continue;
-                }
-                let parts = in_region(region)?;
-                if parts.is_empty() {
-                    empty.push(key);
-                }
-                for o in parts {
+                for o in placed {
                     if !found.iter().any(|f| same_placement(f, &o)) {
                         found.push(o);
                     }
