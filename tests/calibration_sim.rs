@@ -93,7 +93,13 @@ fn rendered_views_calibrate_camera_and_table() {
             truth.scene.play_area.width_mm,
             truth.scene.play_area.height_mm,
         ];
-        let with = table::calibrate_table(&frame, &layout, Some(&report.file)).unwrap();
+        let with = table::calibrate_table(
+            &frame,
+            &layout,
+            hashmark::Models::builtin().play_areas.standard(),
+            Some(&report.file),
+        )
+        .unwrap();
         let (rms, max) =
             table_error_mm(&truth.camera, Some(&report.file), &with.file, play).unwrap();
         eprintln!(
@@ -103,7 +109,13 @@ fn rendered_views_calibrate_camera_and_table() {
         for r in with.file.marker_residuals_mm.values() {
             assert!(*r < 2.0, "marker residual {r} mm");
         }
-        let without = table::calibrate_table(&frame, &layout, None).unwrap();
+        let without = table::calibrate_table(
+            &frame,
+            &layout,
+            hashmark::Models::builtin().play_areas.standard(),
+            None,
+        )
+        .unwrap();
         let (hrms, _) = table_error_mm(&truth.camera, None, &without.file, play).unwrap();
         eprintln!("seed {seed}: homography only: {hrms:.3} mm RMS");
         assert!(
@@ -152,9 +164,14 @@ fn a_missing_marker_is_refused_by_id() {
         0,
     )
     .unwrap();
-    let e = table::calibrate_table(&frame, &Layout::builtin(), None)
-        .unwrap_err()
-        .to_string();
+    let e = table::calibrate_table(
+        &frame,
+        &Layout::builtin(),
+        hashmark::Models::builtin().play_areas.standard(),
+        None,
+    )
+    .unwrap_err()
+    .to_string();
     assert!(
         e.starts_with("mat marker 2 not found (found: 0, 1, 3)"),
         "{e}"
@@ -199,9 +216,14 @@ fn a_missing_marker_is_refused_by_id() {
     .unwrap();
     let mut target = opencv::core::Mat::roi_mut(&mut frame, roi).unwrap();
     grown.copy_to(&mut target).unwrap();
-    let e = table::calibrate_table(&frame, &Layout::builtin(), None)
-        .unwrap_err()
-        .to_string();
+    let e = table::calibrate_table(
+        &frame,
+        &Layout::builtin(),
+        hashmark::Models::builtin().play_areas.standard(),
+        None,
+    )
+    .unwrap_err()
+    .to_string();
     assert!(e.starts_with("mat marker 1 measures 6"), "{e}");
     assert!(e.contains("reprint it at 100 %"), "{e}");
 }
@@ -258,8 +280,13 @@ fn a_small_oblique_marker_is_read_at_finer_cells() {
         table_uncertainty_mm: None,
         created: None,
     };
-    let report = table::calibrate_table(&frame, &Layout::builtin(), Some(&intrinsics))
-        .unwrap_or_else(|e| panic!("seed 117: {e}"));
+    let report = table::calibrate_table(
+        &frame,
+        &Layout::builtin(),
+        hashmark::Models::builtin().play_areas.standard(),
+        Some(&intrinsics),
+    )
+    .unwrap_or_else(|e| panic!("seed 117: {e}"));
     let play = [
         truth.scene.play_area.width_mm,
         truth.scene.play_area.height_mm,

@@ -368,6 +368,7 @@ fn a_stream_search_passes_over_what_it_knows_and_sees_what_changed() {
     let cal = Calibrated {
         camera: truth.camera.clone(),
         play_area: truth.scene.play_area,
+        layout: hashmark::calibration::Layout::builtin(),
         sigma_mm: 0.05,
     };
     let det = Detector::new(cal, models).expect("detector");
@@ -530,6 +531,7 @@ fn a_miniature_over_coloured_art_is_no_grey_token() {
     let cal = Calibrated {
         camera: truth.camera.clone(),
         play_area: truth.scene.play_area,
+        layout: hashmark::calibration::Layout::builtin(),
         sigma_mm: 0.05,
     };
     let scene = Detector::new(cal, models)
@@ -582,6 +584,7 @@ fn a_miniatures_shadow_is_not_an_obstacle() {
         Calibrated {
             camera: truth.camera.clone(),
             play_area: scene.play_area,
+            layout: hashmark::calibration::Layout::builtin(),
             sigma_mm: 0.05,
         },
         models,

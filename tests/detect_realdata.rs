@@ -51,6 +51,7 @@ fn detect_photo(rel: &str, seed: u64) -> (usize, usize, usize, usize) {
     let cal = Calibrated {
         camera,
         play_area: models.play_areas.standard(),
+        layout: hashmark::calibration::Layout::builtin(),
         sigma_mm: 0.1,
     };
     let det = Detector::new(cal, models).expect("detector");

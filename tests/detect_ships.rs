@@ -61,7 +61,7 @@ fn detected_through(seed: u64, fixture: &str) -> (Truth, hashmark::scene::Scene)
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures")
         .join(fixture);
-    let cal = Calibrated::load(&dir, models).expect("fixture calibration");
+    let cal = Calibrated::load(&dir).expect("fixture calibration");
     let det = Detector::new(cal, models).expect("detector");
     let scene = det.detect(&frame).expect("detect");
     (truth, scene)
@@ -100,6 +100,7 @@ fn built_and_detected(scene: &hashmark::scene::Scene, seed: u64) -> hashmark::sc
     let calibrated = Calibrated {
         camera,
         play_area: scene.play_area,
+        layout: hashmark::calibration::Layout::builtin(),
         sigma_mm: 0.05,
     };
     Detector::new(calibrated, models)
@@ -112,6 +113,7 @@ fn calibrated(truth: &Truth) -> Calibrated {
     Calibrated {
         camera: truth.camera.clone(),
         play_area: truth.scene.play_area,
+        layout: hashmark::calibration::Layout::builtin(),
         sigma_mm: 0.05,
     }
 }
@@ -293,6 +295,7 @@ fn bad_frames() {
     let cal = Calibrated {
         camera,
         play_area: models.play_areas.standard(),
+        layout: hashmark::calibration::Layout::builtin(),
         sigma_mm: 0.1,
     };
     let det = Detector::new(cal, models).expect("detector");

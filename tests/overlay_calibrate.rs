@@ -181,7 +181,13 @@ fn camera_then_table_from_the_panel() {
     h.app.calibrate.as_mut().expect("panel").step = Step::Table;
     let shown = h.act(Action::Table, Some(&frame));
     let written = TableFile::load(&cal.path().join("table.json")).expect("table.json written");
-    let library = calibrate_table(&frame, &Layout::builtin(), Some(&file)).expect("library");
+    let library = calibrate_table(
+        &frame,
+        &Layout::builtin(),
+        hashmark::Models::builtin().play_areas.standard(),
+        Some(&file),
+    )
+    .expect("library");
     let close = |a: &[f64], b: &[f64]| a.iter().zip(b).all(|(x, y)| (x - y).abs() <= 1e-9);
     let (rw, rl) = (
         written.rvec.expect("rvec"),
@@ -327,6 +333,8 @@ fn projector_from_the_panel() {
         tvec: Some(cam.tvec),
         homography: None,
         marker_residuals_mm: Default::default(),
+        play_area: None,
+        mat_markers: None,
         created: None,
     }
     .save(&dir.path().join("table.json"))

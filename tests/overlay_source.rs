@@ -101,6 +101,7 @@ fn a_rendered_video_gives_scenes_with_ships_and_the_worker_stops_at_its_end() {
         let calibration = Calibrated {
             camera: truth.camera.clone(),
             play_area: truth.scene.play_area,
+            layout: hashmark::calibration::Layout::builtin(),
             sigma_mm: 0.1,
         };
         let (rx, handle) = source::spawn(LiveConfig {

@@ -211,6 +211,7 @@ fn streams_say_when_the_camera_moved() {
         let cal = Calibrated {
             camera,
             play_area: truth.scene.play_area,
+            layout: hashmark::calibration::Layout::builtin(),
             sigma_mm: 0.05,
         };
         Stream::new(Detector::new(cal, models).expect("detector"), 3)

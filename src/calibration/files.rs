@@ -1,5 +1,7 @@
 //! `hashmark-camera/1`, `hashmark-table/1` and `hashmark-projector/1`.
 
+use super::layout::{Layout, MatMarkers};
+use crate::geometry::PlayArea;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -77,6 +79,15 @@ pub struct TableFile {
     pub homography: Option<[[f64; 3]; 3]>,
     /// Each mat marker's corner residual after the fit, mm, by marker id.
     pub marker_residuals_mm: std::collections::BTreeMap<String, f64>,
+    /// The play area the table was calibrated for; files from before it was recorded are
+    /// for the standard 3 ft x 3 ft one (see [`TableFile::play_area`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub play_area: Option<PlayArea>,
+    /// The mat markers the pose was solved against, so that a later frame is checked
+    /// against the same cards; files from before they were recorded used the built-in
+    /// layout (see [`TableFile::layout`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mat_markers: Option<MatMarkers>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub created: Option<String>,
 }
@@ -256,7 +267,39 @@ impl CalibrationFile for TableFile {
         if let Some(h) = &self.homography {
             homography_ok("homography", h)?;
         }
-        all_finite("marker_residuals_mm", self.marker_residuals_mm.values())
+        all_finite("marker_residuals_mm", self.marker_residuals_mm.values())?;
+        if let Some(p) = &self.play_area
+            && !([p.width_mm, p.height_mm]
+                .iter()
+                .all(|v| v.is_finite() && *v > 0.0))
+        {
+            return Err((
+                "play_area".into(),
+                "width_mm and height_mm must be positive numbers".into(),
+            ));
+        }
+        if let Some(m) = &self.mat_markers {
+            m.check()?;
+        }
+        Ok(())
+    }
+}
+
+impl TableFile {
+    /// The play area this table was calibrated for.
+    pub fn play_area(&self) -> PlayArea {
+        self.play_area
+            .unwrap_or_else(|| crate::Models::builtin().play_areas.standard())
+    }
+
+    /// The marker layout this table was calibrated against (its board is the built-in
+    /// one's: the table pose does not use it).
+    pub fn layout(&self) -> Layout {
+        let mut layout = Layout::builtin();
+        if let Some(m) = &self.mat_markers {
+            layout.mat_markers = m.clone();
+        }
+        layout
     }
 }
 
@@ -316,6 +359,8 @@ mod tests {
             tvec: None,
             homography: Some([[1.0, 0.1, 5.0], [0.0, 1.1, 7.0], [0.0, 0.0001, 1.0]]),
             marker_residuals_mm: [("0".to_string(), 0.1)].into(),
+            play_area: None,
+            mat_markers: None,
             created: None,
         };
         let p = dir.path().join("table.json");
@@ -373,6 +418,56 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("homography: is singular"), "{e}");
+    }
+
+    /// A table file records the play area and the markers it was made for; one from
+    /// before they were recorded is for the standard area and the built-in layout; a bad
+    /// play area is refused by name.
+    #[test]
+    fn a_table_file_says_which_play_area_and_markers_it_was_made_for() {
+        let old = r#"{"format":"hashmark-table/1","image_size":[1920,1080],"rvec":[3.1,0.0,0.0],"tvec":[-450.0,450.0,1200.0],"marker_residuals_mm":{"0":0.1}}"#;
+        let t = TableFile::from_json("table.json", old).unwrap();
+        assert_eq!(t.play_area().width_mm, 914.4);
+        assert_eq!(t.layout(), Layout::builtin());
+
+        let epic = PlayArea {
+            width_mm: 1828.8,
+            height_mm: 914.4,
+        };
+        let mut layout = Layout::builtin().for_play_area(t.play_area(), epic);
+        layout.mat_markers.markers[1].centre = [1700.0, -60.0];
+        let t = TableFile {
+            play_area: Some(epic),
+            mat_markers: Some(layout.mat_markers.clone()),
+            ..t
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("table.json");
+        t.save(&p).unwrap();
+        let back = TableFile::load(&p).unwrap();
+        assert_eq!(back.play_area(), epic);
+        assert_eq!(back.layout(), layout);
+
+        let bad = serde_json::to_string(&t)
+            .unwrap()
+            .replace("\"width_mm\":1828.8", "\"width_mm\":-1.0");
+        let e = TableFile::from_json("table.json", &bad)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("play_area: width_mm and height_mm must be positive"),
+            "{e}"
+        );
+        let bad = serde_json::to_string(&t)
+            .unwrap()
+            .replace("\"id\":2", "\"id\":1");
+        let e = TableFile::from_json("table.json", &bad)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("mat_markers.markers[2].id: duplicate id 1"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! section 5): where the four mat markers lie in the table frame, and the intrinsics board.
 //! Plain data, no OpenCV: the simulator draws it, calibration measures against it.
 
+use crate::geometry::PlayArea;
 use crate::models::ModelError;
 use serde::{Deserialize, Serialize};
 
@@ -40,6 +41,40 @@ pub struct Board {
     pub marker_mm: f64,
 }
 
+impl MatMarkers {
+    /// What is wrong with these markers, as (field, message): a table file carries them
+    /// too (see `TableFile::mat_markers`).
+    pub fn check(&self) -> Result<(), (String, String)> {
+        if !(self.marker_mm.is_finite() && self.marker_mm > 0.0) {
+            return Err((
+                "mat_markers.marker_mm".into(),
+                "must be a positive number".into(),
+            ));
+        }
+        if self.markers.len() < 4 {
+            return Err((
+                "mat_markers.markers".into(),
+                format!("needs at least 4 markers, found {}", self.markers.len()),
+            ));
+        }
+        for (i, k) in self.markers.iter().enumerate() {
+            if self.markers[..i].iter().any(|o| o.id == k.id) {
+                return Err((
+                    format!("mat_markers.markers[{i}].id"),
+                    format!("duplicate id {}", k.id),
+                ));
+            }
+            if !k.centre.iter().all(|v| v.is_finite()) {
+                return Err((
+                    format!("mat_markers.markers[{i}].centre"),
+                    "not finite".into(),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
 impl Layout {
     /// The layout shipped in `calibration/layout.json`.
     pub fn builtin() -> Layout {
@@ -48,6 +83,34 @@ impl Layout {
             include_str!("../../calibration/layout.json"),
         )
         .expect("the shipped calibration/layout.json is valid")
+    }
+
+    /// A layout file of the user's own (`hashmark-layout/1`): marker cards placed where the
+    /// table has room for them, or printed at another size.
+    pub fn load(path: &std::path::Path) -> Result<Layout, ModelError> {
+        let file = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|e| ModelError::Io {
+            file: file.clone(),
+            message: e.to_string(),
+        })?;
+        Layout::from_json(&file, &text)
+    }
+
+    /// This layout for another play area than the one it was drawn for (`from`): each mat
+    /// marker keeps its place relative to the nearest corner of the play area, so the
+    /// spec's cards outside a 3 ft x 3 ft mat's corners lie outside an epic mat's corners.
+    /// The board is unchanged.
+    pub fn for_play_area(&self, from: PlayArea, to: PlayArea) -> Layout {
+        let mut out = self.clone();
+        for m in &mut out.mat_markers.markers {
+            if m.centre[0] > from.width_mm / 2.0 {
+                m.centre[0] += to.width_mm - from.width_mm;
+            }
+            if m.centre[1] > from.height_mm / 2.0 {
+                m.centre[1] += to.height_mm - from.height_mm;
+            }
+        }
+        out
     }
 
     pub fn from_json(file: &str, text: &str) -> Result<Layout, ModelError> {
@@ -63,33 +126,10 @@ impl Layout {
                 format!("expected \"{LAYOUT_FORMAT}\", found \"{}\"", layout.format),
             ));
         }
-        let m = &layout.mat_markers;
-        if !(m.marker_mm.is_finite() && m.marker_mm > 0.0) {
-            return Err(bad(
-                "mat_markers.marker_mm",
-                "must be a positive number".into(),
-            ));
-        }
-        if m.markers.len() < 4 {
-            return Err(bad(
-                "mat_markers.markers",
-                format!("needs at least 4 markers, found {}", m.markers.len()),
-            ));
-        }
-        for (i, k) in m.markers.iter().enumerate() {
-            if m.markers[..i].iter().any(|o| o.id == k.id) {
-                return Err(bad(
-                    &format!("mat_markers.markers[{i}].id"),
-                    format!("duplicate id {}", k.id),
-                ));
-            }
-            if !k.centre.iter().all(|v| v.is_finite()) {
-                return Err(bad(
-                    &format!("mat_markers.markers[{i}].centre"),
-                    "not finite".into(),
-                ));
-            }
-        }
+        layout
+            .mat_markers
+            .check()
+            .map_err(|(field, message)| bad(&field, message))?;
         let b = &layout.board;
         if b.squares_x < 2 || b.squares_y < 2 || !(b.marker_mm > 0.0 && b.marker_mm < b.square_mm) {
             return Err(bad(
@@ -142,6 +182,37 @@ mod tests {
             (7, 5, 30.0, 22.0)
         );
         assert!(l.marker_corners_mm(9).is_none());
+    }
+
+    /// The spec's four cards sit 45 mm out from each corner of the 914.4 mm mat; on an epic
+    /// mat (1828.8 x 914.4) the two on the right move with its right edge.
+    #[test]
+    fn a_layout_follows_the_play_areas_corners() {
+        let standard = PlayArea {
+            width_mm: 914.4,
+            height_mm: 914.4,
+        };
+        let epic = PlayArea {
+            width_mm: 1828.8,
+            height_mm: 914.4,
+        };
+        let l = Layout::builtin();
+        let e = l.for_play_area(standard, epic);
+        let centres: Vec<[f64; 2]> = e.mat_markers.markers.iter().map(|m| m.centre).collect();
+        let want = [
+            [-45.0, -45.0],
+            [1873.8, -45.0],
+            [1873.8, 959.4],
+            [-45.0, 959.4],
+        ];
+        for (got, want) in centres.iter().zip(want) {
+            assert!(
+                (got[0] - want[0]).abs() < 1e-9 && (got[1] - want[1]).abs() < 1e-9,
+                "{centres:?}"
+            );
+        }
+        assert_eq!(e.board, l.board);
+        assert_eq!(l.for_play_area(standard, standard), l);
     }
 
     #[test]

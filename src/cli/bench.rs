@@ -90,7 +90,7 @@ fn run_detect(a: &BenchDetectArgs) -> anyhow::Result<()> {
         )
         .with_context(|| format!("{}: sim/truth.json", dir.display()))?;
         let frame = read_image(&dir.join("sim/frame.jpg"))?;
-        let cal = Calibrated::load(&dir.join("cal"), models)?;
+        let cal = Calibrated::load(&dir.join("cal"))?;
         let mut det = Detector::new(cal, models)?;
         if a.background {
             det.set_background(&read_image(&dir.join("sim/background.jpg"))?)?;

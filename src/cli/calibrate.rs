@@ -102,6 +102,15 @@ pub struct TableArgs {
     /// Grab one frame from a live camera.
     #[arg(long)]
     camera: Option<i32>,
+    /// The play area on the mat, by name from models/play_areas.json (standard: 3 ft x 3
+    /// ft; epic: 6 ft x 3 ft). Detection then covers it.
+    #[arg(long, default_value = "standard")]
+    play_area: String,
+    /// Where the mat marker cards lie, when not at the spec's places (a `hashmark-layout/1`
+    /// file like calibration/layout.json). Without it the spec's four cards, 45 mm out from
+    /// each corner of the play area.
+    #[arg(long)]
+    layout: Option<PathBuf>,
     #[arg(long, default_value = "calibration/table.json")]
     out: PathBuf,
 }
@@ -388,10 +397,23 @@ fn run_table(a: &TableArgs) -> anyhow::Result<()> {
         (None, Some(n)) => grab(n)?,
         (None, None) => bail!("give --image F or --camera N"),
     };
-    let layout = Layout::builtin();
-    let report = table::calibrate_table(&image, &layout, camera.as_ref())?;
+    let (play, layout) = play_area_and_layout(&a.play_area, a.layout.as_deref())?;
+    let report = table::calibrate_table(&image, &layout, play, camera.as_ref())?;
     report.file.save(&a.out)?;
     let f = &report.file;
+    println!(
+        "play area {} ({} x {} mm), mat markers {}",
+        a.play_area,
+        play.width_mm,
+        play.height_mm,
+        layout
+            .mat_markers
+            .markers
+            .iter()
+            .map(|m| format!("{} at ({}, {})", m.id, m.centre[0], m.centre[1]))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
     println!(
         "table pose solved {} ({} x {})",
         if f.homography.is_some() {
@@ -414,21 +436,46 @@ fn run_table(a: &TableArgs) -> anyhow::Result<()> {
         .as_ref()
         .and_then(|c| crate::vision::calibrate::camera_model(c, f))
     {
-        print_play_area_scale(&cam);
+        print_play_area_scale(&cam, &play);
     }
     println!("wrote {}", a.out.display());
     Ok(())
 }
 
+/// The play area named `name` and the mat markers around it: `layout`'s file when given,
+/// else the built-in layout moved to that play area's corners.
+pub fn play_area_and_layout(
+    name: &str,
+    layout: Option<&std::path::Path>,
+) -> anyhow::Result<(crate::geometry::PlayArea, Layout)> {
+    let areas = &crate::Models::builtin().play_areas;
+    let Some(play) = areas.get(name) else {
+        bail!(
+            "--play-area: no play area named {name:?}; known: {}",
+            areas
+                .areas
+                .iter()
+                .map(|a| a.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    };
+    let play = crate::geometry::PlayArea {
+        width_mm: play.width_mm,
+        height_mm: play.height_mm,
+    };
+    let layout = match layout {
+        Some(p) => Layout::load(p)?,
+        None => Layout::builtin().for_play_area(areas.standard(), play),
+    };
+    Ok((play, layout))
+}
+
 /// How finely the camera sees the play area, and whether ship headings suffer for it.
-fn print_play_area_scale(camera: &crate::vision::Camera) {
+fn print_play_area_scale(camera: &crate::vision::Camera, play: &crate::geometry::PlayArea) {
     use crate::vision::calibrate::scale::{COARSE_SIDE_PX, play_area_scale};
     let models = crate::models::Models::builtin();
-    let Some(s) = play_area_scale(
-        camera,
-        &models.play_areas.standard(),
-        models.bases.base_top_height_mm,
-    ) else {
+    let Some(s) = play_area_scale(camera, play, models.bases.base_top_height_mm) else {
         return;
     };
     let small = models.bases.get(crate::BaseSize::Small).width_mm;
@@ -530,7 +577,7 @@ fn run_projector(a: &ProjectorArgs) -> anyhow::Result<()> {
             camera.image_size[1]
         );
     }
-    let play = crate::Models::builtin().play_areas.standard();
+    let play = table.play_area();
     let play = [play.width_mm, play.height_mm];
     let file = calibrate_projector(&photo, &pattern, &model, play)?;
     file.save(&a.out)?;

@@ -67,7 +67,7 @@ const NO_BACKGROUND: &str = "no --background: a ship whose base is hidden under 
 
 pub fn run(a: &DetectArgs) -> anyhow::Result<()> {
     let models = Models::builtin();
-    let cal = Calibrated::load(&a.calibration, models)?;
+    let cal = Calibrated::load(&a.calibration)?;
     let mut detector = Detector::new(cal, models)?;
     if let Some(bg) = &a.background {
         detector

@@ -89,7 +89,7 @@ fn from_image(args: &JudgeArgs, request: &RollRequest) -> anyhow::Result<JudgeRe
         anyhow::bail!("give --scene FILE, or --image FILE with --calibration DIR");
     };
     let models = crate::Models::builtin();
-    let calibrated = Calibrated::load(cal_dir, models).context("--calibration")?;
+    let calibrated = Calibrated::load(cal_dir).context("--calibration")?;
     let mut summary = CalibrationSummary::load(cal_dir).context("--calibration")?;
     let frame = super::calibrate::read_image(image)?;
     // A camera moved since `calibrate table` puts every position off while every sigma

@@ -1,4 +1,3 @@
-use crate::calibration::Layout;
 use crate::vision::calibrate::camera::BoardSpec;
 use crate::vision::print;
 use anyhow::Context;
@@ -12,6 +11,13 @@ pub struct MarkersArgs {
     /// Resolution of the PNG copies.
     #[arg(long, default_value_t = 300.0)]
     dpi: f32,
+    /// The play area the cards go around (standard or epic): each card says where it lies.
+    #[arg(long, default_value = "standard")]
+    play_area: String,
+    /// Cards placed by a layout file of your own (`hashmark-layout/1`; give the same one to
+    /// `calibrate table --layout`).
+    #[arg(long)]
+    layout: Option<PathBuf>,
 }
 
 pub fn run(args: &MarkersArgs) -> anyhow::Result<()> {
@@ -20,8 +26,8 @@ pub fn run(args: &MarkersArgs) -> anyhow::Result<()> {
     }
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("cannot create {}", args.out.display()))?;
-    let layout = Layout::builtin();
-    let play = crate::Models::builtin().play_areas.standard();
+    let (play, layout) =
+        super::calibrate::play_area_and_layout(&args.play_area, args.layout.as_deref())?;
     let play = (play.width_mm, play.height_mm);
     let b = &layout.board;
     // The layout's own dictionary, so a board configured in calibration/ prints as such.

@@ -4,7 +4,7 @@ use anyhow::Context;
 use std::path::PathBuf;
 
 use crate::vision::Resolution;
-use crate::vision::sim::{SimOptions, simulate};
+use crate::vision::sim::{SimOptions, simulate_on};
 
 #[derive(clap::Args, Debug)]
 pub struct SimulateArgs {
@@ -29,6 +29,10 @@ pub struct SimulateArgs {
     /// Also write `preview.jpg`: the first frame downscaled to this width (for docs).
     #[arg(long)]
     pub preview_width: Option<u32>,
+    /// The play area, by name from models/play_areas.json (standard or epic); its marker
+    /// cards lie 45 mm out from its corners, as `calibrate table --play-area` expects.
+    #[arg(long, default_value = "standard")]
+    pub play_area: String,
 }
 
 #[derive(clap::ValueEnum, Debug, Clone, Copy)]
@@ -56,7 +60,8 @@ pub fn run(args: &SimulateArgs) -> anyhow::Result<()> {
         charuco_views: args.charuco_views,
         supersample: args.supersample,
     };
-    let truth = simulate(&opts, &args.out)
+    let (area, _) = super::calibrate::play_area_and_layout(&args.play_area, None)?;
+    let truth = simulate_on(&opts, area, &args.out)
         .with_context(|| format!("simulate into {}", args.out.display()))?;
     if let Some(w) = args.preview_width {
         let first = truth.frames.first().context("no frame written")?;

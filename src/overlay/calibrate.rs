@@ -513,12 +513,20 @@ fn board() -> Result<crate::vision::aruco::CharucoGeometry, crate::vision::Visio
     BoardSpec::from_layout(&Layout::builtin().board).geometry()
 }
 
-/// The table step: the pose with the saved intrinsics, written atomically on success.
+/// The table step: the pose with the saved intrinsics, written atomically on success. A
+/// table calibrated before (`hashmark calibrate table --play-area`, `--layout`) keeps its
+/// play area and mat markers; else the standard ones.
 fn table_job(frame: &Mat, dir: &Path) -> Result<TableReport, String> {
     let camera = CameraFile::load(&dir.join("camera.json")).map_err(|e| e.to_string())?;
-    let report =
-        calibrate_table(frame, &Layout::builtin(), Some(&camera)).map_err(|e| e.to_string())?;
     let path = dir.join("table.json");
+    let (play, layout) = match TableFile::load(&path) {
+        Ok(before) => (before.play_area(), before.layout()),
+        Err(_) => (
+            crate::Models::builtin().play_areas.standard(),
+            Layout::builtin(),
+        ),
+    };
+    let report = calibrate_table(frame, &layout, play, Some(&camera)).map_err(|e| e.to_string())?;
     report.file.save(&path).map_err(|e| e.to_string())?;
     Ok(report)
 }
@@ -548,7 +556,7 @@ fn projector_job(photo: &Mat, dir: &Path, size: [u32; 2]) -> Result<ProjectorFil
         "the table calibration has no camera pose: calibrate the table with the camera first",
     )?;
     let pattern = Pattern::for_size(size).map_err(|e| e.to_string())?;
-    let play = crate::Models::builtin().play_areas.standard();
+    let play = table.play_area();
     calibrate_projector(photo, &pattern, &model, [play.width_mm, play.height_mm])
         .map_err(|e| e.to_string())
 }

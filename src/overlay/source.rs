@@ -436,7 +436,7 @@ pub struct LiveConfig {
 
 /// Loads the calibration directory with a message that names it.
 pub fn load_calibration(dir: &Path) -> Result<Calibrated, OverlayError> {
-    Calibrated::load(dir, Models::builtin()).map_err(|e| OverlayError::Calibration {
+    Calibrated::load(dir).map_err(|e| OverlayError::Calibration {
         dir: dir.to_path_buf(),
         message: e.to_string(),
     })

@@ -129,6 +129,8 @@ pub fn write_calibration(dir: &std::path::Path, camera: &hashmark::vision::Camer
         tvec: Some(camera.tvec),
         homography: None,
         marker_residuals_mm: Default::default(),
+        play_area: None,
+        mat_markers: None,
         created: None,
     };
     cam.save(&dir.join("camera.json")).expect("camera.json");

@@ -6,6 +6,7 @@
 use super::image_to_table;
 use crate::calibration::files::{TABLE_FORMAT, apply_homography};
 use crate::calibration::{CameraFile, Layout, TableFile};
+use crate::geometry::PlayArea;
 use crate::vision::aruco::{self, Detection, Dict};
 use crate::vision::edges::{Grey, refine_quad};
 use crate::vision::{Camera, VisionError};
@@ -32,6 +33,14 @@ pub enum TableError {
     Implausible {
         id: u32,
         measured_mm: f64,
+        expected_mm: f64,
+    },
+    #[error(
+        "the mat markers are not where the layout puts them (they measure {} against {expected_mm} mm): give the play area they lie around (--play-area standard or epic) or, for cards laid elsewhere, their layout (--layout)",
+        .sides.iter().map(|(id, s)| format!("{s:.1} mm (marker {id})")).collect::<Vec<_>>().join(", ")
+    )]
+    Misplaced {
+        sides: Vec<(u32, f64)>,
         expected_mm: f64,
     },
     #[error("the image is {} x {} but the camera calibration is for {} x {}; calibrate the camera at this resolution", .image[0], .image[1], .camera[0], .camera[1])]
@@ -61,9 +70,13 @@ pub struct TableReport {
     pub marker_side_mm: BTreeMap<u32, f64>,
 }
 
+/// The table pose from the mat markers of `layout` seen in `image`, recorded with the play
+/// area and the markers it was made for (detection then covers that play area and checks
+/// later frames against those markers).
 pub fn calibrate_table(
     image: &Mat,
     layout: &Layout,
+    play: PlayArea,
     camera: Option<&CameraFile>,
 ) -> Result<TableReport, TableError> {
     let size = image.size().map_err(VisionError::from)?;
@@ -132,22 +145,47 @@ pub fn calibrate_table(
             .sum::<f64>()
             / 4.0
     };
+    let expected = layout.mat_markers.marker_mm;
+    // Off by more than the tolerance, or not measured at all.
+    let beyond = |off: f64, tol: f64| off.is_nan() || off.abs() > tol;
+    // Each marker's side, how square it comes out, and how far either may be off.
+    let mut measured = Vec::new();
     for (id, px) in &corners_ideal {
         let t: Vec<[f64; 2]> = px
             .iter()
             .filter_map(|p| apply_homography(&to_table, p[0], p[1]))
             .collect();
-        let side = mean_side(&t);
-        let expected = layout.mat_markers.marker_mm;
+        let (side, squareness) = if t.len() == 4 {
+            let len = |k: usize| (t[k][0] - t[(k + 1) % 4][0]).hypot(t[k][1] - t[(k + 1) % 4][1]);
+            (mean_side(&t), (len(0) + len(2)) / (len(1) + len(3)))
+        } else {
+            (f64::NAN, f64::NAN)
+        };
         let tolerance = SCALE_TOLERANCE + 1.0 / mean_side(px).max(1.0);
-        if t.len() != 4 || (side / expected - 1.0).abs() > tolerance {
-            return Err(TableError::Implausible {
-                id: *id,
-                measured_mm: side,
+        measured.push((*id, side, squareness, tolerance));
+        marker_side_mm.insert(*id, side);
+    }
+    let off = measured
+        .iter()
+        .find(|(_, side, _, tol)| beyond(side / expected - 1.0, *tol));
+    if let Some((id, side, _, _)) = off {
+        // A card printed at the wrong scale is still square; cards laid elsewhere than the
+        // layout says (around another play area, or moved) stretch the view unevenly, and
+        // the markers come out as rectangles.
+        if measured
+            .iter()
+            .any(|(_, _, sq, tol)| beyond(sq - 1.0, *tol))
+        {
+            return Err(TableError::Misplaced {
+                sides: measured.iter().map(|m| (m.0, m.1)).collect(),
                 expected_mm: expected,
             });
         }
-        marker_side_mm.insert(*id, side);
+        return Err(TableError::Implausible {
+            id: *id,
+            measured_mm: *side,
+            expected_mm: expected,
+        });
     }
 
     let image_pts: Vec<[f64; 2]> = corners_ideal.iter().flat_map(|(_, c)| *c).collect();
@@ -189,6 +227,8 @@ pub fn calibrate_table(
                 tvec: Some(tvec),
                 homography: None,
                 marker_residuals_mm: residuals,
+                play_area: Some(play),
+                mat_markers: Some(layout.mat_markers.clone()),
                 created: Some(super::timestamp()),
             }
         }
@@ -211,6 +251,8 @@ pub fn calibrate_table(
                 tvec: None,
                 homography: Some(h),
                 marker_residuals_mm: residuals,
+                play_area: Some(play),
+                mat_markers: Some(layout.mat_markers.clone()),
                 created: Some(super::timestamp()),
             }
         }

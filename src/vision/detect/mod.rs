@@ -31,6 +31,9 @@ use std::path::Path;
 pub struct Calibrated {
     pub camera: Camera,
     pub play_area: PlayArea,
+    /// The mat markers the table was calibrated against: a frame's check looks for them
+    /// there.
+    pub layout: crate::calibration::Layout,
     /// What the calibration alone contributes to a position's error on the table (mm, 1
     /// sigma): camera.json's estimate when it has one.
     pub sigma_mm: f64,
@@ -38,8 +41,8 @@ pub struct Calibrated {
 
 impl Calibrated {
     /// From a directory holding `camera.json` and `table.json` (as `hashmark calibrate`
-    /// writes them).
-    pub fn load(dir: &Path, models: &Models) -> Result<Calibrated, VisionError> {
+    /// writes them); the play area and the mat markers are the table file's.
+    pub fn load(dir: &Path) -> Result<Calibrated, VisionError> {
         let camera = CameraFile::load(&dir.join("camera.json"))
             .map_err(|e| VisionError::Invalid(e.to_string()))?;
         let table = TableFile::load(&dir.join("table.json"))
@@ -63,7 +66,8 @@ impl Calibrated {
         })?;
         Ok(Calibrated {
             camera,
-            play_area: models.play_areas.standard(),
+            play_area: table.play_area(),
+            layout: table.layout(),
             sigma_mm,
         })
     }
@@ -75,11 +79,7 @@ impl Calibrated {
         frame: &Mat,
     ) -> Result<crate::vision::calibrate::check::TableCheck, VisionError> {
         self.check_frame(frame)?;
-        crate::vision::calibrate::check::check_table(
-            frame,
-            &self.camera,
-            &crate::calibration::Layout::builtin(),
-        )
+        crate::vision::calibrate::check::check_table(frame, &self.camera, &self.layout)
     }
 
     /// Refuses a frame of another size than the calibration's.

@@ -11,6 +11,7 @@ pub mod texture;
 pub mod world;
 
 use crate::files::write_atomic;
+use crate::geometry::PlayArea;
 use crate::models::{BaseSize, Models};
 use crate::scene::Scene;
 use crate::vision::aruco::CharucoGeometry;
@@ -196,10 +197,16 @@ fn hand_at(centre: [f64; 3], heading: f64, seed: u64) -> Mini {
 
 /// Writes the frame(s), background, calibration views and `truth.json` into `out`.
 pub fn simulate(opts: &SimOptions, out: &Path) -> Result<Truth, VisionError> {
+    simulate_on(opts, Models::builtin().play_areas.standard(), out)
+}
+
+/// [`simulate`] on another play area (an epic one): the mat, its marker cards at the play
+/// area's corners and the camera's view follow it.
+pub fn simulate_on(opts: &SimOptions, area: PlayArea, out: &Path) -> Result<Truth, VisionError> {
     let models = Models::builtin();
     std::fs::create_dir_all(out)
         .map_err(|e| VisionError::Invalid(format!("cannot create {}: {e}", out.display())))?;
-    let scene = scene_gen::random_scene(opts.seed, models);
+    let scene = scene_gen::random_scene_on(opts.seed, models, area);
     let play = [scene.play_area.width_mm, scene.play_area.height_mm];
     let camera = camera_for(opts.seed, opts.resolution, play);
     let look = opts.seed;

@@ -22,11 +22,13 @@ fn clear(discs: &[Disc], d: &Disc, gap: f64) -> bool {
 
 /// A scene for `seed`: 3-8 ships of mixed sizes and 2-6 obstacles on the standard play area.
 pub fn random_scene(seed: u64, models: &Models) -> Scene {
+    random_scene_on(seed, models, models.play_areas.standard())
+}
+
+/// [`random_scene`] on another play area (an epic one): as many ships and obstacles, spread
+/// over it.
+pub fn random_scene_on(seed: u64, models: &Models, area: PlayArea) -> Scene {
     let mut rng = Rng::stream(seed, "scene");
-    let area = PlayArea {
-        width_mm: 914.4,
-        height_mm: 914.4,
-    };
     let mut scene = Scene::new(area);
     let mut discs: Vec<Disc> = Vec::new();
     let n_obstacles = rng.int(2, 6) as usize;
