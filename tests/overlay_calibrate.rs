@@ -380,3 +380,67 @@ fn projector_from_the_panel() {
     let now = &h.app.projector.as_ref().expect("projector").projection;
     assert_eq!(now.homography, file.homography);
 }
+
+/// An epic table from the panel: its cards lie at the epic play area's corners, so the
+/// table step run for the standard area refuses the frame and says why; chosen "epic", it
+/// writes a table.json for that area, and a panel opened later on that directory starts
+/// from it.
+#[test]
+fn an_epic_table_from_the_panel() {
+    let sim = tempfile::tempdir().expect("dir");
+    let cal = tempfile::tempdir().expect("dir");
+    let epic = hashmark::Models::builtin()
+        .play_areas
+        .get("epic")
+        .map(|a| hashmark::geometry::PlayArea {
+            width_mm: a.width_mm,
+            height_mm: a.height_mm,
+        })
+        .expect("epic");
+    let truth = hashmark::vision::sim::simulate_on(
+        &SimOptions {
+            seed: 204,
+            resolution: Resolution::Hd1080,
+            frames: None,
+            charuco_views: 0,
+            supersample: 1,
+        },
+        epic,
+        sim.path(),
+    )
+    .expect("simulate");
+    let cam = &truth.camera;
+    CameraFile {
+        format: "hashmark-camera/1".into(),
+        image_size: cam.image_size,
+        camera_matrix: cam.camera_matrix,
+        distortion: cam.distortion,
+        rms_px: 0.1,
+        views: 10,
+        std_dev: None,
+        table_uncertainty_mm: None,
+        created: None,
+    }
+    .save(&cal.path().join("camera.json"))
+    .expect("camera.json");
+    let frame = read(sim.path(), &truth.frames[0].file);
+    let mut h = Harness::new(cal.path());
+    assert_eq!(h.panel().play_area, "standard");
+
+    let shown = h.act(Action::Table, Some(&frame));
+    let error = shown["table"]["error"].as_str().expect("an error");
+    assert!(error.contains("not where the layout puts them"), "{error}");
+    assert!(!cal.path().join("table.json").exists());
+
+    h.app.calibrate.as_mut().expect("panel").play_area = "epic".into();
+    let shown = h.act(Action::Table, Some(&frame));
+    assert!(shown["table"]["residuals_mm"].is_object(), "{shown}");
+    let written = TableFile::load(&cal.path().join("table.json")).expect("table.json");
+    assert_eq!(written.play_area(), epic);
+    let again = CalibratePanel::new(
+        cal.path().to_path_buf(),
+        cal.path().join("projector.json"),
+        FrameSlot::new(),
+    );
+    assert_eq!(again.play_area, "epic");
+}

@@ -89,6 +89,9 @@ enum Outcome {
 pub struct CalibratePanel {
     pub open: bool,
     pub step: Step,
+    /// The play area the table step calibrates for, by name (models/play_areas.json): the
+    /// table.json found in the directory's, else the standard one.
+    pub play_area: String,
     /// The `--calibration` directory: camera.json and table.json are read and written here.
     dir: PathBuf,
     /// Where projector.json is written (`--projector-calibration`).
@@ -115,9 +118,14 @@ pub struct CalibratePanel {
 
 impl CalibratePanel {
     pub fn new(dir: PathBuf, projector_path: PathBuf, frames: FrameSlot) -> CalibratePanel {
+        let play_area = TableFile::load(&dir.join("table.json"))
+            .ok()
+            .and_then(|t| area_name(t.play_area()))
+            .unwrap_or_else(|| "standard".into());
         CalibratePanel {
             open: false,
             step: Step::Table,
+            play_area,
             dir,
             projector_path,
             frames,
@@ -210,9 +218,10 @@ impl CalibratePanel {
             Action::Table => {
                 let Some(frame) = self.frame() else { return };
                 let dir = self.dir.clone();
+                let area = self.play_area.clone();
                 self.table_note = None;
                 self.spawn("solving the table…", move || {
-                    Outcome::Table(table_job(&frame, &dir))
+                    Outcome::Table(table_job(&frame, &dir, &area))
                 });
             }
             Action::AddView => {
@@ -374,6 +383,16 @@ impl CalibratePanel {
         };
         match self.step {
             Step::Table => {
+                ui.horizontal(|ui| {
+                    ui.label("Play area:");
+                    for a in &crate::Models::builtin().play_areas.areas {
+                        ui.selectable_value(&mut self.play_area, a.name.clone(), &a.name)
+                            .on_hover_text(format!(
+                                "{} x {} mm; the cards lie at its corners",
+                                a.width_mm, a.height_mm
+                            ));
+                    }
+                });
                 ui.label("Put the four mat marker cards on the table, clear the view, then:");
                 button(ui, "Calibrate table from this frame", Action::Table, idle);
                 table_ui(ui, self.table.as_ref(), self.table_note.as_deref());
@@ -473,6 +492,7 @@ impl CalibratePanel {
         serde_json::json!({
             "open": self.open,
             "step": self.step.name(),
+            "play_area": self.play_area,
             "busy": self.busy(),
             "refusal": self.refusal,
             "table": self.table.as_ref().map(|r| match r {
@@ -513,18 +533,34 @@ fn board() -> Result<crate::vision::aruco::CharucoGeometry, crate::vision::Visio
     BoardSpec::from_layout(&Layout::builtin().board).geometry()
 }
 
-/// The table step: the pose with the saved intrinsics, written atomically on success. A
-/// table calibrated before (`hashmark calibrate table --play-area`, `--layout`) keeps its
-/// play area and mat markers; else the standard ones.
-fn table_job(frame: &Mat, dir: &Path) -> Result<TableReport, String> {
+/// The name of the known play area of this size, if any.
+fn area_name(play: crate::geometry::PlayArea) -> Option<String> {
+    crate::Models::builtin()
+        .play_areas
+        .areas
+        .iter()
+        .find(|a| a.width_mm == play.width_mm && a.height_mm == play.height_mm)
+        .map(|a| a.name.clone())
+}
+
+/// The table step for the play area named `area`: the pose with the saved intrinsics,
+/// written atomically on success. The mat markers are those of a table.json made before for
+/// that play area (`hashmark calibrate table --layout` keeps holding), else the built-in
+/// layout at its corners.
+fn table_job(frame: &Mat, dir: &Path, area: &str) -> Result<TableReport, String> {
     let camera = CameraFile::load(&dir.join("camera.json")).map_err(|e| e.to_string())?;
     let path = dir.join("table.json");
-    let (play, layout) = match TableFile::load(&path) {
-        Ok(before) => (before.play_area(), before.layout()),
-        Err(_) => (
-            crate::Models::builtin().play_areas.standard(),
-            Layout::builtin(),
-        ),
+    let areas = &crate::Models::builtin().play_areas;
+    let play = areas
+        .get(area)
+        .map(|a| crate::geometry::PlayArea {
+            width_mm: a.width_mm,
+            height_mm: a.height_mm,
+        })
+        .ok_or_else(|| format!("no play area named {area:?}"))?;
+    let layout = match TableFile::load(&path) {
+        Ok(before) if before.play_area() == play => before.layout(),
+        _ => Layout::builtin().for_play_area(areas.standard(), play),
     };
     let report = calibrate_table(frame, &layout, play, Some(&camera)).map_err(|e| e.to_string())?;
     report.file.save(&path).map_err(|e| e.to_string())?;
@@ -581,7 +617,7 @@ fn table_ui(ui: &mut Ui, r: Option<&Result<TableReport, String>>, note: Option<&
         Ok(t) => t,
         Err(e) => return error_ui(ui, e),
     };
-    let expected = Layout::builtin().mat_markers.marker_mm;
+    let expected = t.file.layout().mat_markers.marker_mm;
     egui::Grid::new("table-residuals")
         .striped(true)
         .show(ui, |ui| {
