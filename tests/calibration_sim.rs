@@ -12,6 +12,14 @@ use hashmark::vision::cv;
 use hashmark::vision::sim::{SimOptions, simulate};
 use opencv::prelude::*;
 
+/// Why the standard table's calibration (no intrinsics) refuses `frame`.
+fn without_intrinsics(frame: &opencv::core::Mat) -> String {
+    let standard = hashmark::Models::builtin().play_areas.standard();
+    table::calibrate_table(frame, &Layout::builtin(), standard, None)
+        .unwrap_err()
+        .to_string()
+}
+
 fn read(dir: &std::path::Path, file: &str) -> opencv::core::Mat {
     cv::decode(&std::fs::read(dir.join(file)).unwrap()).unwrap()
 }
@@ -164,14 +172,7 @@ fn a_missing_marker_is_refused_by_id() {
         0,
     )
     .unwrap();
-    let e = table::calibrate_table(
-        &frame,
-        &Layout::builtin(),
-        hashmark::Models::builtin().play_areas.standard(),
-        None,
-    )
-    .unwrap_err()
-    .to_string();
+    let e = without_intrinsics(&frame);
     assert!(
         e.starts_with("mat marker 2 not found (found: 0, 1, 3)"),
         "{e}"
@@ -216,14 +217,7 @@ fn a_missing_marker_is_refused_by_id() {
     .unwrap();
     let mut target = opencv::core::Mat::roi_mut(&mut frame, roi).unwrap();
     grown.copy_to(&mut target).unwrap();
-    let e = table::calibrate_table(
-        &frame,
-        &Layout::builtin(),
-        hashmark::Models::builtin().play_areas.standard(),
-        None,
-    )
-    .unwrap_err()
-    .to_string();
+    let e = without_intrinsics(&frame);
     assert!(e.starts_with("mat marker 1 measures 6"), "{e}");
     assert!(e.contains("reprint it at 100 %"), "{e}");
 }

@@ -57,16 +57,21 @@ fn an_epic_table_is_calibrated_and_detected_across_its_width() {
 
     // Calibrated as a standard table, the cards at the epic corners cannot be where the
     // layout puts them: refused, saying what to give.
-    let (code, _, err) = hashmark(&[
-        "calibrate",
-        "table",
-        "--camera-calibration",
-        s(&camera_json),
-        "--image",
-        s(&frame),
-        "--out",
-        s(&table),
-    ]);
+    let calibrate = |more: &[&str]| {
+        let mut args = vec![
+            "calibrate",
+            "table",
+            "--camera-calibration",
+            s(&camera_json),
+            "--image",
+            s(&frame),
+            "--out",
+            s(&table),
+        ];
+        args.extend_from_slice(more);
+        hashmark(&args)
+    };
+    let (code, _, err) = calibrate(&[]);
     assert_eq!(code, 2, "{err}");
     assert!(
         err.contains("not where the layout puts them") && err.contains("--play-area"),
@@ -74,18 +79,7 @@ fn an_epic_table_is_calibrated_and_detected_across_its_width() {
     );
     assert!(!table.exists());
 
-    let (code, out, err) = hashmark(&[
-        "calibrate",
-        "table",
-        "--camera-calibration",
-        s(&camera_json),
-        "--image",
-        s(&frame),
-        "--out",
-        s(&table),
-        "--play-area",
-        "epic",
-    ]);
+    let (code, out, err) = calibrate(&["--play-area", "epic"]);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("play area epic (1828.8 x 914.4 mm)"), "{out}");
     let file = TableFile::load(&table).expect("table.json");

@@ -106,6 +106,23 @@ impl Harness {
     }
 }
 
+/// The true intrinsics as camera.json in `dir` (as `calibrate camera` would write them).
+fn true_camera_json(cam: &hashmark::vision::Camera, dir: &Path) {
+    CameraFile {
+        format: "hashmark-camera/1".into(),
+        image_size: cam.image_size,
+        camera_matrix: cam.camera_matrix,
+        distortion: cam.distortion,
+        rms_px: 0.1,
+        views: 12,
+        std_dev: None,
+        table_uncertainty_mm: None,
+        created: None,
+    }
+    .save(&dir.join("camera.json"))
+    .expect("camera.json");
+}
+
 fn read(dir: &Path, file: &str) -> Mat {
     cv::decode(&std::fs::read(dir.join(file)).expect("image")).expect("decodes")
 }
@@ -295,7 +312,7 @@ fn a_frame_without_markers_writes_nothing() {
 #[test]
 fn projector_from_the_panel() {
     use hashmark::calibration::files::CalibrationFile;
-    use hashmark::calibration::{CameraFile, ProjectorFile, TableFile};
+    use hashmark::calibration::{ProjectorFile, TableFile};
     use hashmark::overlay::projector::Projection;
     use hashmark::overlay::projector_output::ProjectorOutput;
     use hashmark::vision::calibrate::projector::{Pattern, simulate_projection};
@@ -313,19 +330,7 @@ fn projector_from_the_panel() {
     )
     .expect("simulate");
     let cam = &truth.camera;
-    CameraFile {
-        format: "hashmark-camera/1".into(),
-        image_size: cam.image_size,
-        camera_matrix: cam.camera_matrix,
-        distortion: cam.distortion,
-        rms_px: 0.1,
-        views: 12,
-        std_dev: None,
-        table_uncertainty_mm: None,
-        created: None,
-    }
-    .save(&dir.path().join("camera.json"))
-    .expect("camera.json");
+    true_camera_json(cam, dir.path());
     TableFile {
         format: "hashmark-table/1".into(),
         image_size: cam.image_size,
@@ -409,20 +414,7 @@ fn an_epic_table_from_the_panel() {
         sim.path(),
     )
     .expect("simulate");
-    let cam = &truth.camera;
-    CameraFile {
-        format: "hashmark-camera/1".into(),
-        image_size: cam.image_size,
-        camera_matrix: cam.camera_matrix,
-        distortion: cam.distortion,
-        rms_px: 0.1,
-        views: 10,
-        std_dev: None,
-        table_uncertainty_mm: None,
-        created: None,
-    }
-    .save(&cal.path().join("camera.json"))
-    .expect("camera.json");
+    true_camera_json(&truth.camera, cal.path());
     let frame = read(sim.path(), &truth.frames[0].file);
     let mut h = Harness::new(cal.path());
     assert_eq!(h.panel().play_area, "standard");
