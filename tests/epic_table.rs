@@ -95,16 +95,22 @@ fn an_epic_table_is_calibrated_and_detected_across_its_width() {
 
     // Detection covers the whole epic area, and the frame check finds the cards where the
     // calibration put them (with the built-in layout two of them would be "moved").
-    let (code, out, err) = hashmark(&[
-        "detect",
-        "--calibration",
-        s(&cal),
-        "--image",
-        s(&frame),
-        "--json",
-    ]);
-    assert_eq!(code, 0, "{err}");
-    let scene: serde_json::Value = serde_json::from_str(&out).expect("scene JSON");
+    let detect = |more: &[&str]| {
+        let mut args = vec![
+            "detect",
+            "--calibration",
+            s(&cal),
+            "--image",
+            s(&frame),
+            "--json",
+        ];
+        args.extend_from_slice(more);
+        let (code, out, err) = hashmark(&args);
+        assert_eq!(code, 0, "{err}");
+        let scene: serde_json::Value = serde_json::from_str(&out).expect("scene JSON");
+        (scene, out)
+    };
+    let (scene, out) = detect(&[]);
     assert_eq!(scene["play_area"]["width_mm"], 1828.8, "{out}");
     let ships = scene["ships"].as_array().expect("ships");
     assert_eq!(ships.len(), truth.scene.ships.len(), "{out}");
@@ -136,24 +142,13 @@ fn an_epic_table_is_calibrated_and_detected_across_its_width() {
     };
     all_found(obstacles, &out);
 
-    // With the empty table's frame too: the asteroid at the far right (1768 mm, 9 mm
-    // across in the image, seen at 0.45 px per mm) lies 80 mm from a ship whose miniature,
-    // seen that steeply, is masked out to within a few millimetres of it; its outline
-    // follows 84 % of its edges, closely, and is kept (it was lost once the ships were
-    // masked, while found without the frame).
+    // With the empty table's frame too: the asteroid at the far right (at 1768 mm, where
+    // the camera sees 0.45 px per mm) lies 80 mm from a ship whose miniature, seen that
+    // steeply, is masked out to within a few millimetres of it; its outline follows 84 %
+    // of its edges, closely, and is kept (it was lost once the ships were masked, while
+    // found without the frame).
     let background = dir.path().join("sim/background.jpg");
-    let (code, out, err) = hashmark(&[
-        "detect",
-        "--calibration",
-        s(&cal),
-        "--image",
-        s(&frame),
-        "--background",
-        s(&background),
-        "--json",
-    ]);
-    assert_eq!(code, 0, "{err}");
-    let scene: serde_json::Value = serde_json::from_str(&out).expect("scene JSON");
+    let (scene, out) = detect(&["--background", s(&background)]);
     all_found(scene["obstacles"].as_array().expect("obstacles"), &out);
 }
 

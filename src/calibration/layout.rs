@@ -96,6 +96,12 @@ impl Layout {
         Layout::from_json(&file, &text)
     }
 
+    /// The built-in layout around `play`: the spec's cards at its corners (see
+    /// [`Layout::for_play_area`]).
+    pub fn around(play: PlayArea) -> Layout {
+        Layout::builtin().for_play_area(crate::Models::builtin().play_areas.standard(), play)
+    }
+
     /// This layout for another play area than the one it was drawn for (`from`): each mat
     /// marker keeps its place relative to the nearest corner of the play area, so the
     /// spec's cards outside a 3 ft x 3 ft mat's corners lie outside an epic mat's corners.

@@ -460,13 +460,10 @@ pub fn play_area_and_layout(
                 .join(", ")
         );
     };
-    let play = crate::geometry::PlayArea {
-        width_mm: play.width_mm,
-        height_mm: play.height_mm,
-    };
+    let play = play.area();
     let layout = match layout {
         Some(p) => Layout::load(p)?,
-        None => Layout::builtin().for_play_area(areas.standard(), play),
+        None => Layout::around(play),
     };
     Ok((play, layout))
 }

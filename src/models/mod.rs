@@ -135,6 +135,16 @@ pub struct PlayAreas {
     pub areas: Vec<PlayAreaModel>,
 }
 
+impl PlayAreaModel {
+    /// Its rectangle, as the geometry and the scene take it.
+    pub fn area(&self) -> crate::geometry::PlayArea {
+        crate::geometry::PlayArea {
+            width_mm: self.width_mm,
+            height_mm: self.height_mm,
+        }
+    }
+}
+
 impl PlayAreas {
     pub fn get(&self, name: &str) -> Option<&PlayAreaModel> {
         self.areas.iter().find(|a| a.name == name)
@@ -142,13 +152,9 @@ impl PlayAreas {
 
     /// The standard 3 ft x 3 ft area; validation guarantees it is there.
     pub fn standard(&self) -> crate::geometry::PlayArea {
-        let a = self
-            .get("standard")
-            .expect("validated: the standard play area exists");
-        crate::geometry::PlayArea {
-            width_mm: a.width_mm,
-            height_mm: a.height_mm,
-        }
+        self.get("standard")
+            .expect("validated: the standard play area exists")
+            .area()
     }
 }
 

@@ -550,17 +550,14 @@ fn area_name(play: crate::geometry::PlayArea) -> Option<String> {
 fn table_job(frame: &Mat, dir: &Path, area: &str) -> Result<TableReport, String> {
     let camera = CameraFile::load(&dir.join("camera.json")).map_err(|e| e.to_string())?;
     let path = dir.join("table.json");
-    let areas = &crate::Models::builtin().play_areas;
-    let play = areas
+    let play = crate::Models::builtin()
+        .play_areas
         .get(area)
-        .map(|a| crate::geometry::PlayArea {
-            width_mm: a.width_mm,
-            height_mm: a.height_mm,
-        })
+        .map(|a| a.area())
         .ok_or_else(|| format!("no play area named {area:?}"))?;
     let layout = match TableFile::load(&path) {
         Ok(before) if before.play_area() == play => before.layout(),
-        _ => Layout::builtin().for_play_area(areas.standard(), play),
+        _ => Layout::around(play),
     };
     let report = calibrate_table(frame, &layout, play, Some(&camera)).map_err(|e| e.to_string())?;
     report.file.save(&path).map_err(|e| e.to_string())?;
