@@ -234,3 +234,71 @@ fn camera_from_a_video_then_table_then_score() {
         "cannot open camera 7",
     );
 }
+
+/// `calibrate camera --layout` reads the board from the layout file `markers --layout`
+/// printed it from: the spec's board there finds the rendered views, another dictionary
+/// finds none (so the file, not the flags' defaults, was used), and the flags are refused
+/// beside it.
+#[test]
+fn the_camera_takes_its_board_from_a_layout_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let sim = dir.path().join("sim");
+    let truth = simulate(
+        &SimOptions {
+            seed: 5,
+            resolution: Resolution::Custom(960, 540),
+            frames: None,
+            charuco_views: 5,
+            supersample: 1,
+        },
+        &sim,
+    )
+    .unwrap();
+    let views = dir.path().join("views");
+    std::fs::create_dir_all(&views).unwrap();
+    for v in &truth.charuco.views {
+        let name = Path::new(&v.file).file_name().unwrap();
+        std::fs::copy(sim.join(&v.file), views.join(name)).unwrap();
+    }
+    let mut layout = hashmark::calibration::Layout::builtin();
+    let spec = dir.path().join("spec-layout.json");
+    std::fs::write(&spec, serde_json::to_string(&layout).unwrap()).unwrap();
+    layout.board.dictionary = "DICT_6X6_250".into();
+    let other = dir.path().join("other-layout.json");
+    std::fs::write(&other, serde_json::to_string(&layout).unwrap()).unwrap();
+    let camera = dir.path().join("camera.json");
+    let run = |layout: &Path, extra: &[&str]| {
+        let mut args = vec![
+            "calibrate",
+            "camera",
+            "--images",
+            s(&views),
+            "--layout",
+            s(layout),
+            "--out",
+            s(&camera),
+        ];
+        args.extend_from_slice(extra);
+        hashmark(&args)
+    };
+
+    let out = run(&spec, &[]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(camera.exists());
+    std::fs::remove_file(&camera).unwrap();
+
+    refused(&run(&other, &[]), "usable board views");
+    assert!(!camera.exists());
+
+    let out = run(&spec, &["--squares", "7x5"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("cannot be used with"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

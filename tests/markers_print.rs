@@ -20,8 +20,9 @@ fn decode(png: &[u8]) -> opencv::core::Mat {
 #[test]
 fn mat_marker_cards_detect_at_true_scale() {
     let layout = Layout::builtin();
-    let svg = print::mat_markers_svg(&layout, (914.4, 914.4)).unwrap();
-    let img = decode(&print::to_png(&svg, DPI as f32).unwrap());
+    let pages = print::mat_marker_pages(&layout, (914.4, 914.4)).unwrap();
+    assert_eq!(pages.len(), 1);
+    let img = decode(&print::to_png(&pages[0], DPI as f32).unwrap());
     let found = aruco::detect(&img, Dict::Mat4x4_50).unwrap();
     let ids: Vec<i32> = found.iter().map(|d| d.id).collect();
     assert_eq!(ids, [0, 1, 2, 3]);
@@ -51,10 +52,80 @@ fn mat_marker_cards_detect_at_true_scale() {
     }
 }
 
+/// Each page's markers as (id, side in mm), in the order found.
+fn cards_on(page: &str) -> Vec<(i32, f64)> {
+    let img = decode(&print::to_png(page, DPI as f32).unwrap());
+    aruco::detect(&img, Dict::Mat4x4_50)
+        .unwrap()
+        .iter()
+        .map(|d| {
+            let [a, b] = [d.corners[0], d.corners[1]];
+            let side = ((b[0] - a[0]).powi(2) + (b[1] - a[1]).powi(2)).sqrt() / PX_PER_MM;
+            (d.id, side)
+        })
+        .collect()
+}
+
+/// A layout of one's own with cards along the edges as well as at the corners: every card
+/// is printed, four to a page, and says which edge it goes beyond.
+#[test]
+fn a_layout_with_more_cards_than_a_page_holds_prints_them_all() {
+    let mut layout = Layout::builtin();
+    for (id, centre) in [(4, [457.2, -45.0]), (5, [457.2, 959.4])] {
+        layout
+            .mat_markers
+            .markers
+            .push(hashmark::calibration::layout::MatMarker { id, centre });
+    }
+    let pages = print::mat_marker_pages(&layout, (914.4, 914.4)).unwrap();
+    assert_eq!(pages.len(), 2);
+    let ids = |p: &str| -> Vec<i32> {
+        let cards = cards_on(p);
+        for (id, side) in &cards {
+            assert!((side - 60.0).abs() < 0.3, "card {id}: {side} mm");
+        }
+        cards.iter().map(|c| c.0).collect()
+    };
+    assert_eq!(ids(&pages[0]), [0, 1, 2, 3]);
+    assert_eq!(ids(&pages[1]), [4, 5]);
+    assert!(pages[1].contains("page 2 of 2"));
+    for line in [
+        "centre (457.2, -45.0) mm:",
+        "beyond player 1's edge, 457 mm from the left",
+        "centre (457.2, 959.4) mm:",
+        "beyond the far edge, 457 mm from the left",
+    ] {
+        assert!(pages[1].contains(line), "{line}: {}", pages[1]);
+    }
+    assert!(pages[0].contains("player 1's left corner"), "{}", pages[0]);
+}
+
+/// Markers larger than the spec's get cards with as wide a quiet zone, one to a page when
+/// two do not fit; a marker no A4 card can hold is refused in words.
+#[test]
+fn large_markers_get_cards_of_their_own() {
+    let mut layout = Layout::builtin();
+    layout.mat_markers.marker_mm = 100.0;
+    let pages = print::mat_marker_pages(&layout, (914.4, 914.4)).unwrap();
+    assert_eq!(pages.len(), 4);
+    for (k, page) in pages.iter().enumerate() {
+        let cards = cards_on(page);
+        assert_eq!(cards.len(), 1, "page {k}");
+        assert_eq!(cards[0].0, k as i32);
+        assert!((cards[0].1 - 100.0).abs() < 0.3, "{cards:?}");
+    }
+    layout.mat_markers.marker_mm = 150.0;
+    let err = print::mat_marker_pages(&layout, (914.4, 914.4))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("do not fit on an A4 card"), "{err}");
+}
+
 #[test]
 fn pdf_pages_are_a4_at_true_size() {
     let layout = Layout::builtin();
-    let pdf = print::to_pdf(&print::mat_markers_svg(&layout, (914.4, 914.4)).unwrap()).unwrap();
+    let pages = print::mat_marker_pages(&layout, (914.4, 914.4)).unwrap();
+    let pdf = print::to_pdf(&pages[0]).unwrap();
     let text = String::from_utf8_lossy(&pdf);
     let i = text.find("/MediaBox [").expect("a MediaBox");
     let nums: Vec<f64> = text[i + 11..]

@@ -81,6 +81,10 @@ pub struct CameraArgs {
     marker_mm: f64,
     #[arg(long, default_value = "DICT_5X5_100")]
     dictionary: String,
+    /// Take the board from a layout file (`hashmark-layout/1`, its `board`), the one
+    /// `markers --layout` printed it from, instead of the four flags above.
+    #[arg(long, conflicts_with_all = ["squares", "square_mm", "marker_mm", "dictionary"])]
+    layout: Option<PathBuf>,
     /// Camera-to-table distance used for the uncertainty estimate, mm.
     #[arg(long, default_value_t = 1100.0)]
     table_distance_mm: f64,
@@ -174,13 +178,18 @@ fn progress(len: u64, what: &str) -> indicatif::ProgressBar {
 }
 
 fn run_camera(a: &CameraArgs) -> anyhow::Result<()> {
-    let (sx, sy) = parse_squares(&a.squares)?;
-    let spec = BoardSpec {
-        squares_x: sx,
-        squares_y: sy,
-        square_mm: a.square_mm,
-        marker_mm: a.marker_mm,
-        dictionary: a.dictionary.clone(),
+    let spec = match &a.layout {
+        Some(path) => BoardSpec::from_layout(&Layout::load(path)?.board),
+        None => {
+            let (sx, sy) = parse_squares(&a.squares)?;
+            BoardSpec {
+                squares_x: sx,
+                squares_y: sy,
+                square_mm: a.square_mm,
+                marker_mm: a.marker_mm,
+                dictionary: a.dictionary.clone(),
+            }
+        }
     };
     let board = spec.geometry()?;
     let mut size: Option<[u32; 2]> = None;

@@ -32,13 +32,19 @@ pub fn run(args: &MarkersArgs) -> anyhow::Result<()> {
     let b = &layout.board;
     // The layout's own dictionary, so a board configured in calibration/ prints as such.
     let board = BoardSpec::from_layout(b).geometry()?;
-    let pages = [
-        ("mat-markers", print::mat_markers_svg(&layout, play)?),
-        (
-            "charuco-board",
-            print::charuco_board_svg(&board, &b.dictionary),
-        ),
-    ];
+    // The first page keeps its old name; a layout with more cards than a page holds goes on.
+    let mut pages: Vec<(String, String)> = print::mat_marker_pages(&layout, play)?
+        .into_iter()
+        .enumerate()
+        .map(|(i, svg)| match i {
+            0 => ("mat-markers".to_string(), svg),
+            i => (format!("mat-markers-{}", i + 1), svg),
+        })
+        .collect();
+    pages.push((
+        "charuco-board".to_string(),
+        print::charuco_board_svg(&board, &b.dictionary),
+    ));
     let dpi = args.dpi.round() as u32;
     for (name, svg) in &pages {
         let write = |file: String, bytes: &[u8]| -> anyhow::Result<()> {

@@ -12,8 +12,8 @@ use std::fmt::Write;
 const A4: (f64, f64) = (210.0, 297.0);
 /// The SVG's user unit is the millimetre; usvg reads "210mm" at this DPI.
 const SVG_DPI: f32 = 96.0;
-/// Card side: marker plus a quiet zone, sized so that a card centred where the layout puts
-/// its marker sits flush against the play area's corner.
+/// Smallest card side: the spec's marker plus a quiet zone, sized so that a card centred
+/// where the layout puts its marker sits flush against the play area's corner.
 const CARD_MM: f64 = 90.0;
 
 fn header(w: f64, h: f64) -> String {
@@ -91,26 +91,86 @@ fn scale_bar(out: &mut String, x: f64, y: f64) {
     );
 }
 
-/// Where a marker card goes, in words, from its centre relative to the play area.
-fn placement(centre: [f64; 2], play: (f64, f64)) -> String {
-    let near = if centre[1] < play.1 / 2.0 {
-        "player 1's"
+/// Where a marker card goes, in words, from its centre relative to the play area: its
+/// centre, then a corner when it lies beyond two edges, else the edge it lies beyond (a
+/// layout of one's own may put cards along the edges or on the mat). Two lines, to fit the
+/// card.
+fn placement(centre: [f64; 2], play: (f64, f64)) -> [String; 2] {
+    let [x, y] = centre;
+    let across = if x < 0.0 {
+        Some("left")
+    } else if x > play.0 {
+        Some("right")
     } else {
-        "the far"
+        None
     };
-    let side = if centre[0] < play.0 / 2.0 {
-        "left"
+    let along = if y < 0.0 {
+        Some("player 1's")
+    } else if y > play.1 {
+        Some("the far")
     } else {
-        "right"
+        None
     };
-    format!(
-        "centre ({:.1}, {:.1}) mm: {near} {side} corner",
-        centre[0], centre[1]
-    )
+    let at = match (along, across) {
+        (Some(a), Some(b)) => format!("{a} {b} corner"),
+        (Some(a), None) => format!("beyond {a} edge, {x:.0} mm from the left"),
+        (None, Some(b)) => format!("beyond the {b} edge, {y:.0} mm from player 1's"),
+        (None, None) => "on the mat".to_string(),
+    };
+    [format!("centre ({x:.1}, {y:.1}) mm:"), at]
 }
 
-/// The four mat marker cards on one A4 page.
-pub fn mat_markers_svg(layout: &Layout, play_area: (f64, f64)) -> Result<String, VisionError> {
+/// How mat marker cards of one size share an A4 page.
+struct CardSheet {
+    /// Card side, mm: the marker with half its side of white around it (the spec's 60 mm
+    /// marker on a 90 mm card, which sits flush against the play area's corner).
+    card: f64,
+    columns: usize,
+    rows: usize,
+}
+
+/// Left and top margins of the card grid, the gap between rows (for the placement line's
+/// cut) and the page height the grid may fill above the scale bar, mm.
+const SHEET_LEFT: f64 = 15.0;
+const SHEET_TOP: f64 = 35.0;
+const SHEET_ROW_GAP: f64 = 10.0;
+const SHEET_BOTTOM: f64 = 235.0;
+
+impl CardSheet {
+    fn for_marker(marker_mm: f64) -> Result<CardSheet, VisionError> {
+        let card = (marker_mm * 1.5).max(CARD_MM);
+        let columns = ((A4.0 - 2.0 * SHEET_LEFT) / card).floor() as usize;
+        let rows =
+            ((SHEET_BOTTOM - SHEET_TOP + SHEET_ROW_GAP) / (card + SHEET_ROW_GAP)).floor() as usize;
+        if columns == 0 || rows == 0 {
+            return Err(VisionError::Invalid(format!(
+                "mat markers of {marker_mm} mm do not fit on an A4 card (at most {:.0} mm)",
+                (A4.0 - 2.0 * SHEET_LEFT) / 1.5
+            )));
+        }
+        Ok(CardSheet {
+            card,
+            columns,
+            rows,
+        })
+    }
+
+    /// Top-left corner of the `k`th card on its page.
+    fn origin(&self, k: usize) -> (f64, f64) {
+        let (r, c) = (k / self.columns, k % self.columns);
+        (
+            SHEET_LEFT + c as f64 * self.card,
+            SHEET_TOP + r as f64 * (self.card + SHEET_ROW_GAP),
+        )
+    }
+}
+
+/// The layout's mat marker cards on as many A4 pages as they need (four of the spec's 60 mm
+/// cards to a page), in the layout's order.
+pub fn mat_marker_pages(
+    layout: &Layout,
+    play_area: (f64, f64),
+) -> Result<Vec<String>, VisionError> {
     let dict = match layout.mat_markers.dictionary.as_str() {
         "DICT_4X4_50" => Dict::Mat4x4_50,
         other => {
@@ -119,58 +179,66 @@ pub fn mat_markers_svg(layout: &Layout, play_area: (f64, f64)) -> Result<String,
             )));
         }
     };
-    let (w, h) = A4;
-    let mut out = header(w, h);
-    text(
-        &mut out,
-        w / 2.0,
-        16.0,
-        6.0,
-        "middle",
-        "hashmark mat markers",
-    );
-    text(
-        &mut out,
-        w / 2.0,
-        23.0,
-        3.5,
-        "middle",
-        &format!(
-            "{}, {} mm. Cut along the grey lines; lay each card flat, this side up, text reading from player 1's edge.",
-            layout.mat_markers.dictionary, layout.mat_markers.marker_mm
-        ),
-    );
     let s = layout.mat_markers.marker_mm;
-    let origins = [(15.0, 35.0), (105.0, 35.0), (15.0, 135.0), (105.0, 135.0)];
-    for (m, (x0, y0)) in layout.mat_markers.markers.iter().zip(origins) {
-        let _ = write!(
-            out,
-            r##"<rect x="{x0}" y="{y0}" width="{CARD_MM}" height="{CARD_MM}" fill="none" stroke="#9a9a9a" stroke-width="0.25" stroke-dasharray="2 1.5"/>"##
-        );
-        let bits = marker_bits(dict, m.id as i32)?;
-        let (mx, my) = (x0 + (CARD_MM - s) / 2.0, y0 + (CARD_MM - s) / 2.0);
-        let cell = s / bits.cells as f64;
-        marker_path(&mut out, &bits, [mx, my], [cell, 0.0], [0.0, cell]);
+    let sheet = CardSheet::for_marker(s)?;
+    let per_page = sheet.columns * sheet.rows;
+    let chunks: Vec<_> = layout.mat_markers.markers.chunks(per_page).collect();
+    let mut pages = Vec::with_capacity(chunks.len());
+    for (p, cards) in chunks.iter().enumerate() {
+        let (w, h) = A4;
+        let mut out = header(w, h);
+        let title = if chunks.len() > 1 {
+            format!("hashmark mat markers, page {} of {}", p + 1, chunks.len())
+        } else {
+            "hashmark mat markers".to_string()
+        };
+        text(&mut out, w / 2.0, 16.0, 6.0, "middle", &title);
         text(
             &mut out,
-            x0 + CARD_MM / 2.0,
-            y0 + 8.0,
-            3.2,
+            w / 2.0,
+            23.0,
+            3.5,
             "middle",
-            &format!("id {}  ^ top: away from player 1", m.id),
+            &format!(
+                "{}, {} mm. Cut along the grey lines; lay each card flat, this side up, text reading from player 1's edge.",
+                layout.mat_markers.dictionary, s
+            ),
         );
-        text(
-            &mut out,
-            x0 + CARD_MM / 2.0,
-            y0 + CARD_MM - 4.0,
-            2.6,
-            "middle",
-            &placement(m.centre, play_area),
-        );
+        let card = sheet.card;
+        for (k, m) in cards.iter().enumerate() {
+            let (x0, y0) = sheet.origin(k);
+            let _ = write!(
+                out,
+                r##"<rect x="{x0}" y="{y0}" width="{card}" height="{card}" fill="none" stroke="#9a9a9a" stroke-width="0.25" stroke-dasharray="2 1.5"/>"##
+            );
+            let bits = marker_bits(dict, m.id as i32)?;
+            let (mx, my) = (x0 + (card - s) / 2.0, y0 + (card - s) / 2.0);
+            let cell = s / bits.cells as f64;
+            marker_path(&mut out, &bits, [mx, my], [cell, 0.0], [0.0, cell]);
+            text(
+                &mut out,
+                x0 + card / 2.0,
+                y0 + 8.0,
+                3.2,
+                "middle",
+                &format!("id {}  ^ top: away from player 1", m.id),
+            );
+            for (line, dy) in placement(m.centre, play_area).iter().zip([8.0, 4.0]) {
+                text(
+                    &mut out,
+                    x0 + card / 2.0,
+                    y0 + card - dy,
+                    2.6,
+                    "middle",
+                    line,
+                );
+            }
+        }
+        scale_bar(&mut out, (w - 100.0) / 2.0, SHEET_BOTTOM + 5.0);
+        out.push_str("</svg>");
+        pages.push(out);
     }
-    scale_bar(&mut out, (w - 100.0) / 2.0, 240.0);
-    out.push_str("</svg>");
-    Ok(out)
+    Ok(pages)
 }
 
 /// The ChArUco board on A4 landscape, drawn from OpenCV's own board definition.
