@@ -480,11 +480,22 @@ fn facing_at_true_poses(seeds: &[u64]) -> (usize, usize, usize) {
 }
 
 fn facing_in_scene(truth: &Truth, frame: &Mat) -> (usize, usize, usize) {
+    let read = facings_at_true_poses(truth, frame);
+    let right = read.iter().filter(|(_, right, _)| *right).count();
+    let confident_wrong = read
+        .iter()
+        .filter(|(_, right, confidence)| !right && *confidence >= 0.3)
+        .count();
+    (read.len(), right, confident_wrong)
+}
+
+/// Per true ship, read at its true pose with its heading turned by a quarter turn per
+/// place in the list (the direction must be found): (id, facing right, confidence).
+fn facings_at_true_poses(truth: &Truth, frame: &Mat) -> Vec<(String, bool, f64)> {
     use hashmark::vision::detect::base_search::MiniMask;
     use hashmark::vision::detect::facing::facing;
     use hashmark::vision::detect::ortho::OrthoView;
     let models = Models::builtin();
-    let (mut n, mut right, mut confident_wrong) = (0, 0, 0);
     let play = truth.scene.play_area;
     let view = OrthoView::new(
         -10.0,
@@ -496,6 +507,7 @@ fn facing_in_scene(truth: &Truth, frame: &Mat) -> (usize, usize, usize) {
     );
     let ortho = view.render(frame, &truth.camera).expect("ortho");
     let minis = MiniMask::new(&ortho, &view).expect("mask");
+    let mut out = Vec::new();
     for (i, s) in truth.scene.ships.iter().enumerate() {
         let half = models.bases.get(s.size).width_mm / 2.0;
         let rim = if half < 25.0 { 1.6 } else { 2.0 };
@@ -510,19 +522,56 @@ fn facing_in_scene(truth: &Truth, frame: &Mat) -> (usize, usize, usize) {
             models.bases.base_top_height_mm,
             Some(&minis),
         );
-        n += 1;
-        if f.k == k {
-            right += 1;
-        } else if f.confidence >= 0.3 {
-            confident_wrong += 1;
-        }
+        out.push((s.id.clone(), f.k == k, f.confidence));
     }
-    (n, right, confident_wrong)
+    out
+}
+
+/// The facing read at one true ship's pose (see [`facings_at_true_poses`]).
+fn facing_at_true_pose(seed: u64, id: &str) -> (bool, f64) {
+    let (_dir, truth, frame) = render(seed);
+    let read = facings_at_true_poses(&truth, &frame);
+    let (_, right, confidence) = read
+        .into_iter()
+        .find(|(s, _, _)| s == id)
+        .unwrap_or_else(|| panic!("the rendered scene has no {id}: it changed"));
+    eprintln!("seed {seed} {id}: right {right}, confidence {confidence:.2}");
+    (right, confidence)
+}
+
+// Seed 4's s1, a medium base whose grey miniature covers the whole token: the hull's
+// shaded edge over the rear left corner is masked, but its hue (warmed by the engine glow
+// beside it) is not the hull's median, so it counted as the token's print, and 21 samples
+// without orange where the true direction's initiative disc would be turned the facing
+// half a turn (the glow said otherwise). Under the mask only orange now speaks for a disc.
+// Measured at the true pose: right, confidence 0.56 (before: wrong, 0.46).
+#[test]
+fn a_hull_seen_over_the_disc_place_does_not_deny_the_disc() {
+    let (right, _) = facing_at_true_pose(4, "s1");
+    assert!(right, "seed 4 s1 faces the wrong way");
+}
+
+// Seed 115's s8 (third rendered set), a medium base under a dark miniature the mask does
+// not take: every strip in view, none shaded like a front arc (the chosen one 8 of 48
+// coloured), the disc nowhere, and the facing was given a quarter turn off with
+// confidence 0.84 and no doubt named. A chosen front strip in view that denies being one
+// now leaves the facing unsure. Seed 51's s2 (second set) read at its true pose likewise.
+// Measured: 0.50 and 0.51, both still the wrong way (before: 0.84 and 0.71).
+#[test]
+fn a_front_strip_in_view_without_its_shade_leaves_the_facing_unsure() {
+    for (seed, id) in [(115, "s8"), (51, "s2")] {
+        let (right, confidence) = facing_at_true_pose(seed, id);
+        assert!(
+            right || confidence < 0.7,
+            "seed {seed} {id} faces the wrong way with confidence {confidence:.2}"
+        );
+    }
 }
 
 // Heavier: the twelve rendered 1080p scenes of the accuracy report, with the true camera
-// (`cargo test --release --test detect_ships -- --ignored`, about 80 s). Measured: 64 of
-// 67 right, 2 wrong with a confidence of 0.3 or more (63 and 3 before a masked pixel of
+// (`cargo test --release --test detect_ships -- --ignored`, about 80 s). Measured: 65 of
+// 67 right, 1 wrong with a confidence of 0.3 or more (64 and 2 before only orange spoke
+// for a disc under the miniature's mask; 63 and 3 before a masked pixel of
 // another hue than the hull's counted; 59 and 7 before the colour threshold followed the
 // token's light and bright engine paint stopped counting); the misses are tokens the
 // miniature all but covers, and a grey hull's painted stripe over a side.
