@@ -121,6 +121,37 @@ fn large_markers_get_cards_of_their_own() {
     assert!(err.contains("do not fit on an A4 card"), "{err}");
 }
 
+/// Cards in another dictionary than the spec's (one `calibrate table` reads as well) are
+/// printed in it; an id the dictionary does not have is refused in words.
+#[test]
+fn cards_print_in_the_layouts_own_dictionary() {
+    let mut layout = Layout::builtin();
+    layout.mat_markers.dictionary = "DICT_6X6_250".into();
+    for (m, id) in layout.mat_markers.markers.iter_mut().zip([40, 98, 62, 23]) {
+        m.id = id;
+    }
+    let pages = print::mat_marker_pages(&layout, (914.4, 914.4)).unwrap();
+    let img = decode(&print::to_png(&pages[0], DPI as f32).unwrap());
+    let dict = Dict::parse("DICT_6X6_250").unwrap();
+    let ids: Vec<i32> = aruco::detect(&img, dict)
+        .unwrap()
+        .iter()
+        .map(|d| d.id)
+        .collect();
+    assert_eq!(ids, [23, 40, 62, 98]);
+    assert!(pages[0].contains("DICT_6X6_250, 60 mm"));
+
+    layout.mat_markers = Layout::builtin().mat_markers;
+    layout.mat_markers.markers[2].id = 60;
+    let err = print::mat_marker_pages(&layout, (914.4, 914.4))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("marker id 60 is not in its dictionary (ids 0 to 49)"),
+        "{err}"
+    );
+}
+
 #[test]
 fn pdf_pages_are_a4_at_true_size() {
     let layout = Layout::builtin();

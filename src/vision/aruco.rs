@@ -94,6 +94,13 @@ impl MarkerBits {
 /// exactly what the detector looks for.
 pub fn marker_bits(d: Dict, id: i32) -> Result<MarkerBits, VisionError> {
     let dict = dictionary(d)?;
+    let count = dict.bytes_list().rows();
+    if !(0..count).contains(&id) {
+        return Err(VisionError::Invalid(format!(
+            "marker id {id} is not in its dictionary (ids 0 to {})",
+            count - 1
+        )));
+    }
     let cells = dict.marker_size() as usize + 2;
     let mut img = Mat::default();
     aruco::draw_marker(&dict, id, cells as i32, &mut img, 1)?;

@@ -171,14 +171,8 @@ pub fn mat_marker_pages(
     layout: &Layout,
     play_area: (f64, f64),
 ) -> Result<Vec<String>, VisionError> {
-    let dict = match layout.mat_markers.dictionary.as_str() {
-        "DICT_4X4_50" => Dict::Mat4x4_50,
-        other => {
-            return Err(VisionError::Invalid(format!(
-                "mat marker dictionary {other} is not supported"
-            )));
-        }
-    };
+    // Any dictionary `calibrate table` reads (the spec's is DICT_4X4_50).
+    let dict = Dict::parse(&layout.mat_markers.dictionary)?;
     let s = layout.mat_markers.marker_mm;
     let sheet = CardSheet::for_marker(s)?;
     let per_page = sheet.columns * sheet.rows;
