@@ -87,6 +87,8 @@ fn camera_from_a_video_then_table_then_score() {
     let file: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&camera).unwrap()).unwrap();
     assert_eq!(file["format"], "hashmark-camera/1");
+    assert_eq!(file["board"]["dictionary"], "DICT_5X5_100");
+    assert_eq!(file["board"]["squares_x"], 7);
     let fx = file["camera_matrix"][0][0].as_f64().unwrap();
     assert!(
         (fx / truth.camera.camera_matrix[0][0] - 1.0).abs() < 0.01,
@@ -236,9 +238,9 @@ fn camera_from_a_video_then_table_then_score() {
 }
 
 /// `calibrate camera --layout` reads the board from the layout file `markers --layout`
-/// printed it from: the spec's board there finds the rendered views, another dictionary
-/// finds none (so the file, not the flags' defaults, was used), and the flags are refused
-/// beside it.
+/// printed it from, and camera.json records it: the rendered board described at another
+/// scale is found and recorded so, another dictionary finds nothing (so the file, not the
+/// flags' defaults, was used), and the flags are refused beside it.
 #[test]
 fn the_camera_takes_its_board_from_a_layout_file() {
     let dir = tempfile::tempdir().unwrap();
@@ -260,12 +262,17 @@ fn the_camera_takes_its_board_from_a_layout_file() {
         let name = Path::new(&v.file).file_name().unwrap();
         std::fs::copy(sim.join(&v.file), views.join(name)).unwrap();
     }
+    // The rendered board printed 10 % larger: the same pattern, so the views show it, and
+    // intrinsics do not depend on the board's scale.
     let mut layout = hashmark::calibration::Layout::builtin();
+    layout.board.square_mm = 33.0;
+    layout.board.marker_mm = 24.2;
     let spec = dir.path().join("spec-layout.json");
     std::fs::write(&spec, serde_json::to_string(&layout).unwrap()).unwrap();
-    layout.board.dictionary = "DICT_6X6_250".into();
+    let mut other_layout = layout.clone();
+    other_layout.board.dictionary = "DICT_6X6_250".into();
     let other = dir.path().join("other-layout.json");
-    std::fs::write(&other, serde_json::to_string(&layout).unwrap()).unwrap();
+    std::fs::write(&other, serde_json::to_string(&other_layout).unwrap()).unwrap();
     let camera = dir.path().join("camera.json");
     let run = |layout: &Path, extra: &[&str]| {
         let mut args = vec![
@@ -288,7 +295,12 @@ fn the_camera_takes_its_board_from_a_layout_file() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(camera.exists());
+    // The file says which board it was calibrated against.
+    let file: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&camera).unwrap()).unwrap();
+    let board: hashmark::calibration::layout::Board =
+        serde_json::from_value(file["board"].clone()).expect("a board in camera.json");
+    assert_eq!(board, layout.board);
     std::fs::remove_file(&camera).unwrap();
 
     refused(&run(&other, &[]), "usable board views");

@@ -273,6 +273,7 @@ fn a_small_oblique_marker_is_read_at_finer_cells() {
         std_dev: None,
         table_uncertainty_mm: None,
         created: None,
+        board: None,
     };
     let report = table::calibrate_table(
         &frame,

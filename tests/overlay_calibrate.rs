@@ -118,6 +118,7 @@ fn true_camera_json(cam: &hashmark::vision::Camera, dir: &Path) {
         std_dev: None,
         table_uncertainty_mm: None,
         created: None,
+        board: None,
     }
     .save(&dir.join("camera.json"))
     .expect("camera.json");
@@ -281,6 +282,7 @@ fn a_frame_without_markers_writes_nothing() {
         std_dev: None,
         table_uncertainty_mm: None,
         created: None,
+        board: None,
     };
     camera.save(&cal.path().join("camera.json")).expect("save");
     let mut h = Harness::new(cal.path());

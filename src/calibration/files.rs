@@ -60,6 +60,10 @@ pub struct CameraFile {
     /// When it was made (RFC 3339), for the judge report.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub created: Option<String>,
+    /// The ChArUco board its views showed (the spec's, or one a layout file or the flags
+    /// described), so a file says what it was calibrated against.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub board: Option<crate::calibration::layout::Board>,
 }
 
 /// The table pose from `hashmark calibrate table`: a full camera pose when intrinsics were
@@ -343,6 +347,7 @@ mod tests {
             std_dev: Some([0.8, 0.8, 0.5, 0.5]),
             table_uncertainty_mm: None,
             created: None,
+            board: None,
         }
     }
 

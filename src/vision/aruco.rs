@@ -49,6 +49,19 @@ const NAMES: [(&str, PREDEFINED_DICTIONARY_NAME); 20] = {
 };
 
 impl Dict {
+    /// OpenCV's name for it, as files and flags give it.
+    pub fn name(self) -> &'static str {
+        let want = match self {
+            Dict::Mat4x4_50 => PREDEFINED_DICTIONARY_NAME::DICT_4X4_50,
+            Dict::Board5x5_100 => PREDEFINED_DICTIONARY_NAME::DICT_5X5_100,
+            Dict::Predefined(n) => n,
+        };
+        NAMES
+            .iter()
+            .find(|(_, d)| *d == want)
+            .map_or("unknown", |(n, _)| n)
+    }
+
     /// A dictionary by its OpenCV name, e.g. "DICT_5X5_100".
     pub fn parse(name: &str) -> Result<Dict, VisionError> {
         match NAMES.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)) {
@@ -146,6 +159,17 @@ fn board(
 }
 
 impl CharucoGeometry {
+    /// The board as a layout file and camera.json describe it.
+    pub fn description(&self) -> crate::calibration::layout::Board {
+        crate::calibration::layout::Board {
+            dictionary: self.dict.name().to_string(),
+            squares_x: self.squares_x as u32,
+            squares_y: self.squares_y as u32,
+            square_mm: self.square_mm,
+            marker_mm: self.marker_mm,
+        }
+    }
+
     /// The spec's intrinsics board: 7 x 5 squares of 30 mm, 22 mm markers, DICT_5X5_100.
     pub fn spec_board() -> Result<CharucoGeometry, VisionError> {
         CharucoGeometry::new(7, 5, 30.0, 22.0)

@@ -121,6 +121,7 @@ pub fn write_calibration(dir: &std::path::Path, camera: &hashmark::vision::Camer
         std_dev: None,
         table_uncertainty_mm: Some(0.1),
         created: None,
+        board: None,
     };
     let table = TableFile {
         format: "hashmark-table/1".into(),

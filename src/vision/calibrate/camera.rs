@@ -215,6 +215,7 @@ pub fn calibrate(
         std_dev: Some(solved.std_dev),
         table_uncertainty_mm: None,
         created: Some(super::timestamp()),
+        board: Some(board.description()),
     };
     let mut residuals = solved.residuals;
     residuals.sort_by(|a, b| b.norm().total_cmp(&a.norm()));
@@ -426,6 +427,7 @@ mod tests {
             std_dev: Some(std_dev),
             table_uncertainty_mm: None,
             created: None,
+            board: None,
         }
     }
 
