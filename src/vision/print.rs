@@ -122,8 +122,9 @@ fn placement(centre: [f64; 2], play: (f64, f64)) -> [String; 2] {
 
 /// How mat marker cards of one size share an A4 page.
 struct CardSheet {
-    /// Card side, mm: the marker with half its side of white around it (the spec's 60 mm
-    /// marker on a 90 mm card, which sits flush against the play area's corner).
+    /// Card side, mm: the marker with a quarter of its side of white on each side (the
+    /// spec's 60 mm marker on a 90 mm card, which sits flush against the play area's
+    /// corner); never smaller than that card.
     card: f64,
     columns: usize,
     rows: usize,
