@@ -65,7 +65,8 @@ pub enum Doubt {
     /// A second heading a few degrees off fits the edges about as well, or the token's arc
     /// lines read one.
     SecondHeading,
-    /// The token's front arc and initiative disc are mostly hidden: the facing is a guess.
+    /// The token's front arc and initiative disc mostly do not show (hidden, or the side
+    /// chosen as the front is in view and not shaded like one): the facing is a guess.
     FacingUnsure,
     /// Another base-sized square overlapping this one fits nearly as well: the ship may
     /// stand there instead (its `sigma_mm` reaches it).
@@ -86,7 +87,7 @@ impl Doubt {
             Doubt::MiniatureOutline => "the square found may be the miniature's outline",
             Doubt::RimStrayed => "its base's rim does not fit a base's",
             Doubt::SecondHeading => "a heading a few degrees off fits about as well",
-            Doubt::FacingUnsure => "its front arc and initiative disc are hidden",
+            Doubt::FacingUnsure => "its front arc and initiative disc do not show",
             Doubt::RivalFit => "another square beside it fits its base nearly as well",
             Doubt::HiddenBase => "a miniature with no base seen under it",
         }

@@ -841,7 +841,7 @@ fn a_judge_is_told_why_detection_doubts_the_rolling_ship_and_what_to_check() {
     let note = facing.detection.as_ref().expect("note");
     assert!(
         note.text
-            .contains("front arc and initiative disc are hidden")
+            .contains("front arc and initiative disc do not show")
             && note.text.contains("check its facing by eye")
             && !note.text.contains("its base"),
         "{}",
