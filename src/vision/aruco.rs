@@ -51,15 +51,20 @@ const NAMES: [(&str, PREDEFINED_DICTIONARY_NAME); 20] = {
 impl Dict {
     /// OpenCV's name for it, as files and flags give it.
     pub fn name(self) -> &'static str {
-        let want = match self {
-            Dict::Mat4x4_50 => PREDEFINED_DICTIONARY_NAME::DICT_4X4_50,
-            Dict::Board5x5_100 => PREDEFINED_DICTIONARY_NAME::DICT_5X5_100,
-            Dict::Predefined(n) => n,
-        };
+        let want = self.predefined();
         NAMES
             .iter()
             .find(|(_, d)| *d == want)
             .map_or("unknown", |(n, _)| n)
+    }
+
+    /// OpenCV's predefined dictionary it is.
+    fn predefined(self) -> PREDEFINED_DICTIONARY_NAME {
+        match self {
+            Dict::Mat4x4_50 => PREDEFINED_DICTIONARY_NAME::DICT_4X4_50,
+            Dict::Board5x5_100 => PREDEFINED_DICTIONARY_NAME::DICT_5X5_100,
+            Dict::Predefined(n) => n,
+        }
     }
 
     /// A dictionary by its OpenCV name, e.g. "DICT_5X5_100".
@@ -76,12 +81,7 @@ impl Dict {
 }
 
 fn dictionary(d: Dict) -> Result<Ptr<Dictionary>, VisionError> {
-    let name = match d {
-        Dict::Mat4x4_50 => PREDEFINED_DICTIONARY_NAME::DICT_4X4_50,
-        Dict::Board5x5_100 => PREDEFINED_DICTIONARY_NAME::DICT_5X5_100,
-        Dict::Predefined(n) => n,
-    };
-    Ok(aruco::get_predefined_dictionary(name)?)
+    Ok(aruco::get_predefined_dictionary(d.predefined())?)
 }
 
 /// A marker's printed pattern, one-bit border included: `cells` x `cells`, row-major from
