@@ -854,13 +854,19 @@ fn a_base_under_a_big_miniature_is_found_with_the_miniature_taken_out() {
 // (`edge_agreement`): 0.34 and 0.21 mm.
 #[test]
 fn of_two_fits_under_a_miniature_the_one_that_explains_its_edges_is_kept() {
-    let mut errors = Vec::new();
-    for (seed, id) in [(121, "s2"), (126, "s1")] {
-        let (truth, scene) = detected(seed);
-        errors.push((seed, id, found_ship(&truth, &scene, id).centre_error_mm));
-    }
-    eprintln!("{errors:.2?}");
-    assert!(errors.iter().all(|e| e.2 < 1.0), "{errors:.2?}");
+    let found = found_ships(&[(121, "s2"), (126, "s1")]);
+    assert!(found.iter().all(|m| m.centre_error_mm < 1.0), "{found:?}");
+}
+
+/// How detection did on each (seed, true ship id), each seed detected with the true camera.
+fn found_ships(cases: &[(u64, &str)]) -> Vec<ShipMatch> {
+    cases
+        .iter()
+        .map(|&(seed, id)| {
+            let (truth, scene) = detected(seed);
+            found_ship(&truth, &scene, id)
+        })
+        .collect()
 }
 
 // The search again with the miniatures taken out (see `Search::chosen_under`) kept its
@@ -871,15 +877,13 @@ fn of_two_fits_under_a_miniature_the_one_that_explains_its_edges_is_kept() {
 // still doubted).
 #[test]
 fn a_second_search_whose_fit_explains_its_edges_better_wins() {
-    let mut errors = Vec::new();
-    for (seed, id) in [(108, "s5"), (123, "s1")] {
-        let (truth, scene) = detected(seed);
-        let m = found_ship(&truth, &scene, id);
-        assert!(m.confidence.is_some_and(|c| c < 0.65), "{m:?}");
-        errors.push((seed, id, m.centre_error_mm));
-    }
-    eprintln!("{errors:.2?}");
-    assert!(errors.iter().all(|e| e.2 < 1.0), "{errors:.2?}");
+    let found = found_ships(&[(108, "s5"), (123, "s1")]);
+    assert!(
+        found
+            .iter()
+            .all(|m| m.centre_error_mm < 1.0 && m.confidence.is_some_and(|c| c < 0.65)),
+        "{found:?}"
+    );
 }
 
 // The miniature mask takes bright, unsaturated pixels for the hull (it must, to keep a beige
