@@ -360,6 +360,12 @@ fn edge_agreement(f: &BaseFit, quality: f64) -> f64 {
     quality / (1.0 + f.rms_mm / AGREEMENT_RMS_MM)
 }
 
+/// Whether a fit of quality `quality` explains its edges better than a kept fit of
+/// agreement `kept` by more than `AGREEMENT_MARGIN` (see `edge_agreement`).
+fn agrees_better(f: &BaseFit, quality: f64, kept: f64) -> bool {
+    edge_agreement(f, quality) > kept + AGREEMENT_MARGIN
+}
+
 /// See [`edge_agreement`].
 const AGREEMENT_RMS_MM: f64 = 0.3;
 /// How much more agreement a later fit needs to replace the kept one (see `edge_agreement`).
@@ -443,8 +449,11 @@ impl Search<'_> {
             );
             if !second.is_weak()
                 || (h2 >= HASHMARK_CLEAR && h2 >= h1 + HASHMARK_CLEAR)
-                || edge_agreement(&second.fit, second.quality)
-                    > edge_agreement(&weak.fit, weak.quality) + AGREEMENT_MARGIN
+                || agrees_better(
+                    &second.fit,
+                    second.quality,
+                    edge_agreement(&weak.fit, weak.quality),
+                )
             {
                 return Some(second);
             }
@@ -524,7 +533,7 @@ impl Search<'_> {
             }
             let challenged = best
                 .as_ref()
-                .filter(|b| !fallback && b.fit.half == half)
+                .filter(|b| !fallback && b.size == size)
                 .map(|b| (b.fit.centre, edge_agreement(&b.fit, b.quality)));
             let guess = BaseGuess {
                 centre,
@@ -578,7 +587,7 @@ impl Search<'_> {
             }
             if let Some((kept, agreement)) = challenged
                 && ((fit.centre[0] - kept[0]).hypot(fit.centre[1] - kept[1]) <= SAME_FIT_MM
-                    || edge_agreement(&fit, quality) <= agreement + AGREEMENT_MARGIN)
+                    || !agrees_better(&fit, quality, agreement))
             {
                 continue;
             }
