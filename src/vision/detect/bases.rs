@@ -560,7 +560,9 @@ impl Search<'_> {
                 rim_refitted = true;
             }
             let quality = fit_quality(&fit);
-            if quality < min_quality(&fit) || !settled(&fit, centre, SEARCH_SLIDE_MM) {
+            if (quality < min_quality(&fit) && !self.marked(&fit, quality))
+                || !settled(&fit, centre, SEARCH_SLIDE_MM)
+            {
                 continue;
             }
             // Admitted for its four sides only (see `min_quality`).
@@ -676,6 +678,18 @@ impl Search<'_> {
         grown.2 >= small.2
             || (self.hashmarks_seen(&grown.1)
                 && self.hashmark_contrast(&grown.1) > self.hashmark_contrast(&small.1))
+    }
+
+    /// Whether a fit with too little outline to count (see `min_quality`) counts all the
+    /// same for a side hashmark that shows clearly where it puts one (see
+    /// `HASHMARK_CLEAR`), with at least `FOUR_SIDED_MIN_QUALITY` of its outline. Such a
+    /// fit is a fallback, as one admitted for its four sides (see `search`).
+    fn marked(&self, fit: &BaseFit, quality: f64) -> bool {
+        quality >= FOUR_SIDED_MIN_QUALITY
+            && (self.hashmark_contrast(fit) >= HASHMARK_CLEAR || {
+                let (polished, _) = polish(self.views.grey, self.camera, self.polish, fit);
+                self.hashmark_contrast(&polished) >= HASHMARK_CLEAR
+            })
     }
 
     /// Whether one of the token's side hashmarks shows where the fit puts it: a white line
@@ -1464,13 +1478,22 @@ pub fn refit_bases(
             angle: b.heading_deg.to_radians(),
             half,
         };
+        // A base the search admitted with less outline than `MIN_QUALITY` (for its four
+        // sides or a clear hashmark, which a re-fit does not read) holds with as little.
+        let least = |fit: &BaseFit| {
+            if b.quality < MIN_QUALITY {
+                FOUR_SIDED_MIN_QUALITY
+            } else {
+                min_quality(fit)
+            }
+        };
         // The final settings first (the pose the search reported came from them); a fit
         // the search only found with its loose ones (a doubted fit, on edges that are not
         // quite a base's) is kept with those rather than lost.
         let Some((fit, quality)) = [shape, shape.for_search()].iter().find_map(|sh| {
             let fit = fit_base(grey, camera, sh, guess, MIN_CONTRAST)?;
             let quality = fit_quality(&fit);
-            (quality >= min_quality(&fit) && settled(&fit, [x, y], REFIT_SLIDE_MM))
+            (quality >= least(&fit) && settled(&fit, [x, y], REFIT_SLIDE_MM))
                 .then_some((fit, quality))
         }) else {
             continue;
