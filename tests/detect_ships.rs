@@ -1620,7 +1620,10 @@ fn the_arc_lines_turn_an_unhidden_base_nearer_its_heading() {
 // body's tint was weighed (mean chroma 0.29 against at most 0.19 on the miniatures; the
 // test fails without it). Seed 6's s1 (medium) and 109's s1 (medium) stand under
 // miniatures painted a darker grey (sRGB 120-140) than the miniature mask takes; their
-// bright blobs are outlined instead (`HIDDEN_BLOB_MAX_CHROMA`; fails without). An outline
+// bright blobs are outlined instead (`HIDDEN_BLOB_MAX_CHROMA`; fails without). Since the
+// twenty-third session seed 6's s1 is found instead, 0.1 mm off, by a fit its hashmark
+// lets count (`a_fit_with_little_outline_counts_where_its_hashmark_shows`): found within
+// 1 mm counts as well as outlined. An outline
 // says where the miniature stands to 10 mm (its sigma), and 109's lies 6 mm beside the
 // base's centre: "over" a ship means its centre lies inside or that near, as the
 // accuracy report counts it.
@@ -1669,8 +1672,13 @@ fn a_miniature_hiding_its_whole_base_is_outlined_for_the_judge() {
             outlined.extend(under.iter().map(|u| (seed, u.to_string())));
         }
         if let Some(want) = hidden {
+            let t = truth_ship(&truth, want);
+            let found = scene
+                .ships
+                .iter()
+                .any(|s| (s.x - t.x).hypot(s.y - t.y) < 1.0);
             assert!(
-                outlined.contains(&(seed, want.to_string())),
+                found || outlined.contains(&(seed, want.to_string())),
                 "seed {seed}: {want} is neither found nor outlined"
             );
         }
