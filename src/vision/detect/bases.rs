@@ -565,7 +565,7 @@ impl Search<'_> {
             {
                 continue;
             }
-            // Admitted for its four sides only (see `min_quality`).
+            // Admitted for its four sides or its hashmark only (see `min_quality`, `marked`).
             let scant = quality < MIN_QUALITY;
             let small = (size, fit.clone(), quality);
             let (size, fit, quality) =
@@ -683,7 +683,13 @@ impl Search<'_> {
     /// Whether a fit with too little outline to count (see `min_quality`) counts all the
     /// same for a side hashmark that shows clearly where it puts one (see
     /// `HASHMARK_CLEAR`), with at least `FOUR_SIDED_MIN_QUALITY` of its outline. Such a
-    /// fit is a fallback, as one admitted for its four sides (see `search`).
+    /// fit is a fallback, as one admitted for its four sides (see `search`). The hashmark
+    /// is read on the fit and, where it does not show there, on its polish (a fit a
+    /// millimetre off samples beside it). On the fixed rendered 1080p set
+    /// (scripts/detect-report.sh), of 5 settled fits with 0.2-0.25 of their outline within
+    /// 2 mm of a base 3 showed a clear hashmark, of 77 further off 3; seed 5's s3 went from
+    /// 6.2 to 0.26 mm off and seed 6's s1 from missed to 0.10 mm off (both doubted), and
+    /// nothing else moved on the fixed, 4K, second and third sets.
     fn marked(&self, fit: &BaseFit, quality: f64) -> bool {
         quality >= FOUR_SIDED_MIN_QUALITY
             && (self.hashmark_contrast(fit) >= HASHMARK_CLEAR || {
