@@ -1484,8 +1484,9 @@ pub fn refit_bases(
             angle: b.heading_deg.to_radians(),
             half,
         };
-        // A base the search admitted with less outline than `MIN_QUALITY` (for its four
-        // sides or a clear hashmark, which a re-fit does not read) holds with as little.
+        // A base the search kept with less outline than `MIN_QUALITY` (admitted for its
+        // four sides or a clear hashmark, which a re-fit does not read, or with less after
+        // its polish) holds with as little as `FOUR_SIDED_MIN_QUALITY`.
         let least = |fit: &BaseFit| {
             if b.quality < MIN_QUALITY {
                 FOUR_SIDED_MIN_QUALITY
