@@ -11,7 +11,10 @@ use crate::vision::detect::stream::Stream;
 use crate::vision::detect::{Calibrated, Detector};
 use crate::vision::edges::Grey;
 use crate::vision::sim::Truth;
+use crate::vision::sim::visibility::{RimView, rim_view};
+use crate::vision::sim::world::World;
 use anyhow::Context;
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -66,6 +69,8 @@ fn run_detect(a: &BenchDetectArgs) -> anyhow::Result<()> {
     // Bases found, and those whose heading the token's arc lines turned (see
     // `vision::detect::token_lines`), per size class.
     let mut lined = [[0usize; 2]; 3];
+    // The rim in view of each missed ship (see `rims_in_view`).
+    let mut missed_rims: Vec<RimView> = Vec::new();
     println!(
         "{:<14} {:>9} {:>5} {:>5} {:>6} {:>7} {:>7} {:>7} {:>6} {:>6} {:>7} {:>8} {:>8} {:>7}",
         "scene",
@@ -170,7 +175,12 @@ fn run_detect(a: &BenchDetectArgs) -> anyhow::Result<()> {
         }
         full_ms.push(full);
         refit_ms.push(refit);
-        let s = score(&truth.scene, &found.scene, models);
+        let mut s = score(&truth.scene, &found.scene, models);
+        let rims = rims_in_view(&truth, models)?;
+        for m in &mut s.ships {
+            m.rim_view = rims.get(&m.id).copied();
+        }
+        missed_rims.extend(s.missed_ships.iter().filter_map(|id| rims.get(id)));
         print_row(
             &dir.file_name()
                 .map_or(String::new(), |n| n.to_string_lossy().to_string()),
@@ -184,7 +194,7 @@ fn run_detect(a: &BenchDetectArgs) -> anyhow::Result<()> {
             refit,
         );
         if a.ships {
-            print_ships(&s);
+            print_ships(&s, &rims);
         }
         all.ships.extend(s.ships);
         all.missed_ships.extend(s.missed_ships);
@@ -221,6 +231,7 @@ fn run_detect(a: &BenchDetectArgs) -> anyhow::Result<()> {
         all.outlines_on_missed_ships,
     );
     print_doubts(&all);
+    print_rims(&all, &missed_rims);
     let per_size: Vec<String> = BaseSize::ALL
         .iter()
         .zip(&lined)
@@ -470,12 +481,80 @@ fn print_checks(checks: &[crate::vision::calibrate::check::TableCheck]) {
     );
 }
 
+/// The share of each true ship's rim the camera saw (by ship id), from the world the
+/// scene was rendered from (see [`crate::vision::sim::visibility`]); empty where the truth
+/// is a sequence (a hand over the table, ships moved between frames).
+fn rims_in_view(truth: &Truth, models: &Models) -> anyhow::Result<HashMap<String, RimView>> {
+    let single =
+        matches!(truth.frames.as_slice(), [f] if f.hand.is_none() && f.scene == truth.scene);
+    if !single {
+        return Ok(HashMap::new());
+    }
+    let world = World::build(&truth.scene, truth.seed, truth.seed, models)?;
+    let shares = rim_view(&world, &truth.camera);
+    Ok(truth
+        .scene
+        .ships
+        .iter()
+        .map(|s| s.id.clone())
+        .zip(shares)
+        .collect())
+}
+
+/// Accuracy by how much of each base's rim the camera saw with an edge beside it (see
+/// [`RimView::showing`]): what the miniature and a dark mat leave of the outline, against
+/// the errors of the bases found and the bases missed.
+fn print_rims(all: &SceneScore, missed: &[RimView]) {
+    let known: Vec<_> = all.ships.iter().filter(|m| m.rim_view.is_some()).collect();
+    if known.is_empty() {
+        return;
+    }
+    println!("by the share of the rim in view with an edge beside it (from the rendered world):");
+    for (label, lo, hi) in [
+        ("under a quarter", 0.0, RIM_QUARTER),
+        ("a quarter to half", RIM_QUARTER, RIM_HALF),
+        ("half or more", RIM_HALF, f64::INFINITY),
+    ] {
+        let band = |r: &RimView| r.showing >= lo && r.showing < hi;
+        let sel: Vec<_> = known
+            .iter()
+            .filter(|m| m.rim_view.as_ref().is_some_and(band))
+            .collect();
+        let (c, cmax) = rms(sel.iter().map(|m| m.centre_error_mm));
+        let (h, hmax) = rms(sel.iter().map(|m| m.heading_error_deg));
+        let off = sel.iter().filter(|m| m.centre_error_mm > 2.0).count();
+        let facing = sel.iter().filter(|m| m.facing_right).count();
+        let flagged = sel
+            .iter()
+            .filter(|m| m.sigma_mm.is_some_and(|s| s >= 3.0))
+            .count();
+        let missed = missed.iter().filter(|r| band(r)).count();
+        println!(
+            "  {label:<18} {} found ({flagged} flagged), {missed} missed; centre RMS {c:.2} mm (max {cmax:.2}), {off} over 2 mm off; heading RMS {h:.2} deg (max {hmax:.2}); facing right {facing}",
+            sel.len()
+        );
+    }
+}
+
+/// The bands of `print_rims` (share of the rim in view).
+const RIM_QUARTER: f64 = 0.25;
+const RIM_HALF: f64 = 0.5;
+
 /// One line per true ship of a scene, indented under its row; missed ones say so.
-fn print_ships(s: &SceneScore) {
+fn print_ships(s: &SceneScore, rims: &HashMap<String, RimView>) {
     let opt = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.2}"));
+    let rim = |id: &str| {
+        rims.get(id).map_or(String::new(), |r| {
+            format!(
+                "  rim in view {:.0} %, with an edge {:.0} %",
+                r.in_view * 100.0,
+                r.showing * 100.0
+            )
+        })
+    };
     for m in &s.ships {
         println!(
-            "  {:<5} {:<6} as {:<6} centre {:>6.2} mm  heading {:>+7.2} deg  facing {:<5}  sigma {:>5} mm {:>5} deg  confidence {}{}",
+            "  {:<5} {:<6} as {:<6} centre {:>6.2} mm  heading {:>+7.2} deg  facing {:<5}  sigma {:>5} mm {:>5} deg  confidence {}{}{}",
             m.id,
             m.size.name(),
             m.found_size.name(),
@@ -485,6 +564,7 @@ fn print_ships(s: &SceneScore) {
             opt(m.sigma_mm),
             opt(m.sigma_deg),
             opt(m.confidence),
+            rim(&m.id),
             if m.doubts.is_empty() {
                 String::new()
             } else {
@@ -494,9 +574,9 @@ fn print_ships(s: &SceneScore) {
     }
     for id in &s.missed_ships {
         if s.missed_ships_outlined.contains(id) {
-            println!("  {id:<5} missed (a measured outline covers it)");
+            println!("  {id:<5} missed (a measured outline covers it){}", rim(id));
         } else {
-            println!("  {id:<5} missed");
+            println!("  {id:<5} missed{}", rim(id));
         }
     }
 }

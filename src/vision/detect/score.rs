@@ -23,6 +23,9 @@ pub struct ShipMatch {
     pub confidence: Option<f64>,
     /// What detection said it doubts of the ship found (see [`crate::scene::Doubt`]).
     pub doubts: Vec<crate::scene::Doubt>,
+    /// How much of the base's rim the camera saw, where the truth's world is known (see
+    /// [`crate::vision::sim::visibility`]; `hashmark bench detect` fills it in).
+    pub rim_view: Option<crate::vision::sim::visibility::RimView>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -88,6 +91,7 @@ pub fn score(truth: &Scene, found: &Scene, models: &Models) -> SceneScore {
                     sigma_deg: f.quality.sigma_deg,
                     confidence: f.quality.confidence,
                     doubts: f.quality.doubts.clone(),
+                    rim_view: None,
                 });
             }
             _ => out.missed_ships.push(t.id.clone()),

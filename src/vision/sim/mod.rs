@@ -8,6 +8,7 @@ pub mod faults;
 pub mod render;
 pub mod scene_gen;
 pub mod texture;
+pub mod visibility;
 pub mod world;
 
 use crate::files::write_atomic;

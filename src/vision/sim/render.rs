@@ -272,6 +272,22 @@ const CARDBOARD: Gloss = Gloss(0.06, 60.0);
 const NEOPRENE: Gloss = Gloss(0.015, 40.0);
 const VARNISH: Gloss = Gloss(0.04, 40.0);
 
+/// A base's top at a ship-frame point (mm): the black rim, or the token inside it.
+pub fn base_top_colour(s: &Ship, x: f64, y: f64) -> Rgb {
+    let half = s.width / 2.0 - s.rim;
+    if x.abs() > half || y.abs() > half {
+        srgb(22, 22, 24)
+    } else {
+        token_colour(s, x, y)
+    }
+}
+
+/// The ground's colour at a table point (mat, obstacle token, marker card, table), before
+/// light and gloss.
+pub fn ground_colour(world: &World, x: f64, y: f64) -> Rgb {
+    ground_albedo(world, x, y).0
+}
+
 fn ground_albedo(world: &World, x: f64, y: f64) -> (Rgb, Gloss) {
     for c in &world.cards {
         if let Some(col) = c.colour(x, y) {
@@ -395,12 +411,7 @@ pub fn trace(world: &World, r: &Ray) -> Rgb {
         Hit::BaseTop(i) => {
             let s = &world.ships[i];
             let (x, y) = s.to_ship(p.x, p.y);
-            let half = s.width / 2.0 - s.rim;
-            let col = if x.abs() > half || y.abs() > half {
-                srgb(22, 22, 24)
-            } else {
-                token_colour(s, x, y)
-            };
+            let col = base_top_colour(s, x, y);
             let sh = shadow(world, p);
             add(
                 scale(col, light * sh),
