@@ -529,6 +529,10 @@ fn print_rims(all: &SceneScore, missed: &[RimView]) {
             .filter(|m| m.sigma_mm.is_some_and(|s| s >= 3.0))
             .count();
         let missed = missed.iter().filter(|r| band(r)).count();
+        if sel.is_empty() {
+            println!("  {label:<18} 0 found, {missed} missed");
+            continue;
+        }
         println!(
             "  {label:<18} {} found ({flagged} flagged), {missed} missed; centre RMS {c:.2} mm (max {cmax:.2}), {off} over 2 mm off; heading RMS {h:.2} deg (max {hmax:.2}); facing right {facing}",
             sel.len()
