@@ -46,10 +46,10 @@ const MIN_RIDGE: f64 = 6.0;
 /// off.) Of the small bases not flagged on the three 1080p sets of
 /// scripts/detect-report.sh, 30 of 89 had no lines for want of points or spread: where a
 /// miniature hides all but both ends of a line, by the corners, 8-11 points remain (spread
-/// 13-19 mm, their slope well held): with 8 points rather than 12, 17 bases of the five sets had lines or other lines, 15 of them ended
-/// nearer their true heading (the third set's seed 106 s1 1.04 to 0.11 deg off, seed 118
-/// s1 0.54 to 0.02), one further (seed 11 s6 of the fixed set, doubted, 0.08 to 0.42);
-/// 6 or 10 did no better.
+/// 13-19 mm, their slope well held): with 8 points rather than 12, 17 bases of the five
+/// sets had lines or other lines, 15 of them ended nearer their true heading (the third
+/// set's seed 106 s1 1.04 to 0.11 deg off, seed 118 s1 0.54 to 0.02), one further (seed
+/// 11 s6 of the fixed set, doubted, 0.08 to 0.42); 6 or 10 did no better.
 const MIN_POINTS: usize = 8;
 /// The scan for a line's direction averages its ridge over at least this many stations
 /// (half the 12 points a line once needed: with half of 8, seed 31's s2 of the 4K set, a
@@ -479,7 +479,7 @@ mod tests {
                 (r, 0.1 + 0.01 * r + if k % 2 == 0 { 0.02 } else { -0.02 })
             })
             .collect();
-        let (_, slope, _, kept, _) = fit_line(&few).expect("a short stretch of a line");
+        let (_, slope, _, kept, _) = fit_line(&few).expect("both ends of a line");
         assert!((slope - 0.01).abs() < 0.002 && kept == 8, "{slope} {kept}");
         // Points bunched near the centre say little of a direction: refused.
         let near: Vec<(f64, f64)> = (0..20).map(|k| (4.0 + 0.1 * f64::from(k), 0.0)).collect();
