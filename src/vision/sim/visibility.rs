@@ -1,7 +1,8 @@
 //! How much of each ship base's outline a rendered camera sees: the truth behind a
 //! detection error. A base whose miniature, seen from the camera, covers its whole rim
-//! shows no edge to fit, and no detector can place it to a millimetre; one in plain view
-//! can be. `hashmark bench detect` reports the share beside each base's error, so the
+//! shows no edge to fit, and no detector can place it to a millimetre; nor can one whose
+//! rim, black, lies against black space and dark ship art. One in view with print or mat
+//! brighter than its rim beside it can be. `hashmark bench detect` reports the share beside each base's error, so the
 //! accuracy figures say which kind of base they come from.
 
 use super::render::{base_top_colour, first_hit, ground_colour};
@@ -24,9 +25,10 @@ const GROUND_OUT_MM: f64 = 0.6;
 /// An edge shows where its bright side outshines the black rim by this much under the
 /// table's light there (linear light, 0-255, before the camera's noise and JPEG): twice
 /// the rim's own level (sRGB 22 is 2 levels), the step from the rim to print or mat of
-/// sRGB 40 or so under an even light. Darker steps drown in a dark frame's noise. Set by looking at the bands of `hashmark bench detect` on the rendered
-/// sets: at 1 or 2 nearly every base in view counted as showing, at 4 the bases more than
-/// 2 mm off fell into the lower bands but for 1-4 a set.
+/// sRGB 40 or so under an even light. Darker steps drown in a dark frame's noise. Set by
+/// looking at the bands of `hashmark bench detect` on the rendered sets: at 1 or 2 nearly
+/// every base in view counted as showing; at 4 most bases more than 2 mm off fell into
+/// the lower bands.
 const EDGE_LEVEL: f64 = 4.0;
 
 /// How much of a base's outline the camera could use.
@@ -83,12 +85,13 @@ pub fn rim_view(world: &World, camera: &Camera) -> Vec<RimView> {
                     let at = |d: f64| (d * nx - u * ny, d * ny + u * nx);
                     total += 1;
                     let (x, y) = at(half - s.rim / 2.0);
-                    if !seen(to_table(x, y, s.height)) {
+                    let p = to_table(x, y, s.height);
+                    if !seen(p) {
                         continue;
                     }
                     in_view += 1;
                     let (tx, ty) = at(half - s.rim - TOKEN_IN_MM);
-                    let light = world.light.at(x, y, world.centre()) * 255.0;
+                    let light = world.light.at(p.x, p.y, world.centre()) * 255.0;
                     let token = seen(to_table(tx, ty, s.height))
                         && (luminance(base_top_colour(s, tx, ty)) - rim) * light >= EDGE_LEVEL;
                     let (gx, gy) = at(half + GROUND_OUT_MM);
