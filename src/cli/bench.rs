@@ -520,6 +520,11 @@ fn print_rims(all: &SceneScore, missed: &[RimView]) {
             .iter()
             .filter(|m| m.rim_view.as_ref().is_some_and(band))
             .collect();
+        let missed = missed.iter().filter(|r| band(r)).count();
+        if sel.is_empty() {
+            println!("  {label:<18} 0 found, {missed} missed");
+            continue;
+        }
         let (c, cmax) = rms(sel.iter().map(|m| m.centre_error_mm));
         let (h, hmax) = rms(sel.iter().map(|m| m.heading_error_deg));
         let off = sel.iter().filter(|m| m.centre_error_mm > 2.0).count();
@@ -528,11 +533,6 @@ fn print_rims(all: &SceneScore, missed: &[RimView]) {
             .iter()
             .filter(|m| m.sigma_mm.is_some_and(|s| s >= 3.0))
             .count();
-        let missed = missed.iter().filter(|r| band(r)).count();
-        if sel.is_empty() {
-            println!("  {label:<18} 0 found, {missed} missed");
-            continue;
-        }
         println!(
             "  {label:<18} {} found ({flagged} flagged), {missed} missed; centre RMS {c:.2} mm (max {cmax:.2}), {off} over 2 mm off; heading RMS {h:.2} deg (max {hmax:.2}); facing right {facing}",
             sel.len()

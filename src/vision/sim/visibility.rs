@@ -53,6 +53,7 @@ fn luminance(c: Rgb) -> f64 {
 /// sides, on the base's top.
 pub fn rim_view(world: &World, camera: &Camera) -> Vec<RimView> {
     let origin = camera.centre();
+    let table_centre = world.centre();
     let seen = |p: Vector3<f64>| {
         let to = p - origin;
         let dist = to.norm();
@@ -91,7 +92,7 @@ pub fn rim_view(world: &World, camera: &Camera) -> Vec<RimView> {
                     }
                     in_view += 1;
                     let (tx, ty) = at(half - s.rim - TOKEN_IN_MM);
-                    let light = world.light.at(p.x, p.y, world.centre()) * 255.0;
+                    let light = world.light.at(p.x, p.y, table_centre) * 255.0;
                     let token = seen(to_table(tx, ty, s.height))
                         && (luminance(base_top_colour(s, tx, ty)) - rim) * light >= EDGE_LEVEL;
                     let (gx, gy) = at(half + GROUND_OUT_MM);
