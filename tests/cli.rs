@@ -150,6 +150,34 @@ fn json_verdict_has_the_promised_shape() {
     assert!((front["reasons"][0]["clearance_mm"].as_f64().unwrap() + 1.3).abs() < 1e-9);
 }
 
+/// A reader that has gone away (`hashmark roll ... | head -1` once `head` has its line, a
+/// consumer of `detect --video` that quit) ends the command quietly: `println!` panicked
+/// on the broken pipe ("failed printing to stdout", exit code 101). The pipe's read end is
+/// closed before the command starts, so its first write fails.
+#[test]
+fn a_closed_stdout_ends_the_command_quietly() {
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let demo = demo();
+    for json in [false, true] {
+        let mut args = vec!["roll", "--scene", &demo, "--ship", "s1"];
+        if json {
+            args.push("--json");
+        }
+        let out = Command::new(env!("CARGO_BIN_EXE_hashmark"))
+            .args(&args)
+            .stdout(writer.try_clone().unwrap())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+            .wait_with_output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.is_empty(), "{args:?}: {err}");
+        assert!(out.status.success(), "{args:?}: {:?}", out.status);
+    }
+}
+
 #[test]
 fn scene_svg_draws_the_roll_at_true_scale() {
     let dir = tempfile::tempdir().unwrap();

@@ -71,7 +71,7 @@ fn run_detect(a: &BenchDetectArgs) -> anyhow::Result<()> {
     let mut lined = [[0usize; 2]; 3];
     // The rim in view of each missed ship (see `rims_in_view`).
     let mut missed_rims: Vec<RimView> = Vec::new();
-    println!(
+    outln!(
         "{:<14} {:>9} {:>5} {:>5} {:>6} {:>7} {:>7} {:>7} {:>6} {:>6} {:>7} {:>8} {:>8} {:>7}",
         "scene",
         "size",
@@ -192,9 +192,9 @@ fn run_detect(a: &BenchDetectArgs) -> anyhow::Result<()> {
             &s,
             full,
             refit,
-        );
+        )?;
         if a.ships {
-            print_ships(&s, &rims);
+            print_ships(&s, &rims)?;
         }
         all.ships.extend(s.ships);
         all.missed_ships.extend(s.missed_ships);
@@ -214,34 +214,34 @@ fn run_detect(a: &BenchDetectArgs) -> anyhow::Result<()> {
         &all,
         median(full_ms.clone()),
         median(refit_ms.clone()),
-    );
+    )?;
     let within = |f: &dyn Fn(&crate::vision::detect::score::ShipMatch) -> bool| {
         all.ships.iter().filter(|m| f(m)).count() as f64 / all.ships.len().max(1) as f64 * 100.0
     };
-    println!(
+    outln!(
         "within 1 sigma: centre {:.0} %, heading {:.0} % (about 68 % means the sigmas are honest)",
         within(&|m| m.sigma_mm.is_some_and(|s| m.centre_error_mm <= s)),
         within(&|m| m.sigma_deg.is_some_and(|s| m.heading_error_deg.abs() <= s)),
     );
-    println!(
+    outln!(
         "missed ships: {}, of them {} under an outline to check by eye (a measured one, or a miniature's with no base seen under it); extra obstacles: {}, of them {} such outlines",
         all.missed_ships.len(),
         all.missed_ships_outlined.len(),
         all.false_obstacles,
         all.outlines_on_missed_ships,
     );
-    print_doubts(&all);
-    print_rims(&all, &missed_rims);
+    print_doubts(&all)?;
+    print_rims(&all, &missed_rims)?;
     let per_size: Vec<String> = BaseSize::ALL
         .iter()
         .zip(&lined)
         .map(|(size, [n, l])| format!("{} {l} of {n}", size.name()))
         .collect();
-    println!(
+    outln!(
         "arc lines turned the heading of: {} bases found",
         per_size.join(", ")
     );
-    print_checks(&checks);
+    print_checks(&checks)?;
     // What a judge can lean on: bases found with a small sigma, apart from those the
     // detector itself flags as uncertain; and those judge mode does not ask to check.
     let unsure = crate::judge::UNSURE_CONFIDENCE;
@@ -267,7 +267,7 @@ fn run_detect(a: &BenchDetectArgs) -> anyhow::Result<()> {
         let facing = sel.iter().filter(|m| m.facing_right).count();
         let centre_median = median(sel.iter().map(|m| m.centre_error_mm).collect());
         let heading_median = median(sel.iter().map(|m| m.heading_error_deg.abs()).collect());
-        println!(
+        outln!(
             "bases with {label}: {} of {}; centre median {centre_median:.2} mm, RMS {c:.2} mm (max {cmax:.2}); heading median {heading_median:.2} deg, RMS {h:.2} deg (max {hmax:.2}); facing right {facing}",
             sel.len(),
             all.ships.len()
@@ -275,11 +275,11 @@ fn run_detect(a: &BenchDetectArgs) -> anyhow::Result<()> {
     }
     let (full, refit, roll) = (median(full_ms), median(refit_ms), median(roll_ms));
     let (check, search) = (median(check_ms), median(stream_ms));
-    println!(
+    outln!(
         "speed (median): full detection {full:.0} ms ({:.1} fps); re-fit of known ships {refit:.1} ms; roll of every ship both ways {roll:.2} ms; frame check {check:.1} ms",
         1000.0 / full
     );
-    println!(
+    outln!(
         "a stream's full search (knowing what the search before found): {search:.0} ms; its ships and obstacles those of the single frame on {stream_same} of {} scenes; taken from the search before: {} empty regions, {} empty blobs, {} bases",
         a.dirs.len(),
         reused[0],
@@ -287,7 +287,7 @@ fn run_detect(a: &BenchDetectArgs) -> anyhow::Result<()> {
         reused[2]
     );
     if !stream_differs.is_empty() {
-        println!(
+        outln!(
             "a stream's search differs from the single frame's on: {}",
             stream_differs.join(" ")
         );
@@ -295,7 +295,7 @@ fn run_detect(a: &BenchDetectArgs) -> anyhow::Result<()> {
     for every in [1u64, 5, 10] {
         // A stream's full search frame checks the mat markers too.
         let per = (search + check + (every - 1) as f64 * refit) / every as f64 + roll;
-        println!(
+        outln!(
             "stream, full search every {every:>2} frames: {per:.1} ms per frame with rolls = {:.1} fps",
             1000.0 / per
         );
@@ -308,7 +308,7 @@ fn run_detect(a: &BenchDetectArgs) -> anyhow::Result<()> {
             .iter()
             .map(|b| b.seconds * 1000.0 / a.beside_searches as f64)
             .collect();
-        println!(
+        outln!(
             "stream, full search beside the re-fits (frames as fast as it takes them, over {} searches a scene): {:.1} fps with rolls (median; scenes {lo:.1}-{hi:.1}); a full search joined every {:.0} ms (median)",
             a.beside_searches,
             median(fps),
@@ -403,25 +403,29 @@ fn rms(v: impl Iterator<Item = f64>) -> (f64, f64) {
 /// What each doubt detection names (see [`crate::scene::Doubt`]) says of the bases that
 /// carry it: how many are right (within 1 mm and facing right) and how many wrong (over
 /// 2 mm off, or facing wrong); and how many invented ships a judge is not asked to check.
-fn print_doubts(all: &SceneScore) {
+fn print_doubts(all: &SceneScore) -> anyhow::Result<()> {
     use crate::scene::Doubt;
     use crate::vision::detect::score::ShipMatch;
     let right = |m: &&&ShipMatch| m.centre_error_mm <= 1.0 && m.facing_right;
     let wrong = |m: &&&ShipMatch| m.centre_error_mm > 2.0 || !m.facing_right;
-    let row = |name: &str, sel: Vec<&ShipMatch>| {
-        println!(
+    let row = |name: &str, sel: Vec<&ShipMatch>| -> anyhow::Result<()> {
+        outln!(
             "  {name:<20} {:>5} {:>7} {:>7}",
             sel.len(),
             sel.iter().filter(right).count(),
             sel.iter().filter(wrong).count()
         );
+        Ok(())
     };
-    println!(
+    outln!(
         "doubts named (bases found; right: within 1 mm and facing right; wrong: over 2 mm off or facing wrong):"
     );
-    println!(
+    outln!(
         "  {:<20} {:>5} {:>7} {:>7}",
-        "doubt", "bases", "right", "wrong"
+        "doubt",
+        "bases",
+        "right",
+        "wrong"
     );
     for d in [
         Doubt::LittleOutline,
@@ -437,14 +441,14 @@ fn print_doubts(all: &SceneScore) {
         row(
             d.short(),
             all.ships.iter().filter(|m| m.doubts.contains(&d)).collect(),
-        );
+        )?;
     }
     row(
         "(none)",
         all.ships.iter().filter(|m| m.doubts.is_empty()).collect(),
-    );
+    )?;
     let unsure = crate::judge::UNSURE_CONFIDENCE;
-    println!(
+    outln!(
         "invented ships: {}, of them {} not flagged for the judge (confidence >= {unsure})",
         all.false_ships,
         all.false_ship_confidences
@@ -452,11 +456,12 @@ fn print_doubts(all: &SceneScore) {
             .filter(|c| c.is_some_and(|c| c >= unsure))
             .count()
     );
+    Ok(())
 }
 
 /// The frame check over the scenes (each frame against its own calibration): how far the
 /// markers lay from where the calibration puts them, and how many scenes it would refuse.
-fn print_checks(checks: &[crate::vision::calibrate::check::TableCheck]) {
+fn print_checks(checks: &[crate::vision::calibrate::check::TableCheck]) -> anyhow::Result<()> {
     use crate::vision::calibrate::check::TableCheck;
     let offsets: Vec<f64> = checks
         .iter()
@@ -467,7 +472,7 @@ fn print_checks(checks: &[crate::vision::calibrate::check::TableCheck]) {
             TableCheck::Unseen => Vec::new(),
         })
         .collect();
-    println!(
+    outln!(
         "frame check: {} markers found on {} scenes, within {:.2} px (median {:.2}); {} scenes refused as moved, {} with no marker",
         offsets.len(),
         checks.len(),
@@ -479,6 +484,7 @@ fn print_checks(checks: &[crate::vision::calibrate::check::TableCheck]) {
             .filter(|c| matches!(c, TableCheck::Unseen))
             .count()
     );
+    Ok(())
 }
 
 /// The share of each true ship's rim the camera saw (by ship id), from the world the
@@ -504,12 +510,12 @@ fn rims_in_view(truth: &Truth, models: &Models) -> anyhow::Result<HashMap<String
 /// Accuracy by how much of each base's rim the camera saw with an edge beside it (see
 /// [`RimView::showing`]): what the miniature and a dark mat leave of the outline, against
 /// the errors of the bases found and the bases missed.
-fn print_rims(all: &SceneScore, missed: &[RimView]) {
+fn print_rims(all: &SceneScore, missed: &[RimView]) -> anyhow::Result<()> {
     let known: Vec<_> = all.ships.iter().filter(|m| m.rim_view.is_some()).collect();
     if known.is_empty() {
-        return;
+        return Ok(());
     }
-    println!("by the share of the rim in view with an edge beside it (from the rendered world):");
+    outln!("by the share of the rim in view with an edge beside it (from the rendered world):");
     for (label, lo, hi) in [
         ("under a quarter", 0.0, RIM_QUARTER),
         ("a quarter to half", RIM_QUARTER, RIM_HALF),
@@ -522,7 +528,7 @@ fn print_rims(all: &SceneScore, missed: &[RimView]) {
             .collect();
         let missed = missed.iter().filter(|r| band(r)).count();
         if sel.is_empty() {
-            println!("  {label:<18} 0 found, {missed} missed");
+            outln!("  {label:<18} 0 found, {missed} missed");
             continue;
         }
         let (c, cmax) = rms(sel.iter().map(|m| m.centre_error_mm));
@@ -533,11 +539,12 @@ fn print_rims(all: &SceneScore, missed: &[RimView]) {
             .iter()
             .filter(|m| m.sigma_mm.is_some_and(|s| s >= 3.0))
             .count();
-        println!(
+        outln!(
             "  {label:<18} {} found ({flagged} flagged), {missed} missed; centre RMS {c:.2} mm (max {cmax:.2}), {off} over 2 mm off; heading RMS {h:.2} deg (max {hmax:.2}); facing right {facing}",
             sel.len()
         );
     }
+    Ok(())
 }
 
 /// The bands of `print_rims` (share of the rim in view).
@@ -545,7 +552,7 @@ const RIM_QUARTER: f64 = 0.25;
 const RIM_HALF: f64 = 0.5;
 
 /// One line per true ship of a scene, indented under its row; missed ones say so.
-fn print_ships(s: &SceneScore, rims: &HashMap<String, RimView>) {
+fn print_ships(s: &SceneScore, rims: &HashMap<String, RimView>) -> anyhow::Result<()> {
     let opt = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.2}"));
     let rim = |id: &str| {
         rims.get(id).map_or(String::new(), |r| {
@@ -557,7 +564,7 @@ fn print_ships(s: &SceneScore, rims: &HashMap<String, RimView>) {
         })
     };
     for m in &s.ships {
-        println!(
+        outln!(
             "  {:<5} {:<6} as {:<6} centre {:>6.2} mm  heading {:>+7.2} deg  facing {:<5}  sigma {:>5} mm {:>5} deg  confidence {}{}{}",
             m.id,
             m.size.name(),
@@ -578,14 +585,22 @@ fn print_ships(s: &SceneScore, rims: &HashMap<String, RimView>) {
     }
     for id in &s.missed_ships {
         if s.missed_ships_outlined.contains(id) {
-            println!("  {id:<5} missed (a measured outline covers it){}", rim(id));
+            outln!("  {id:<5} missed (a measured outline covers it){}", rim(id));
         } else {
-            println!("  {id:<5} missed{}", rim(id));
+            outln!("  {id:<5} missed{}", rim(id));
         }
     }
+    Ok(())
 }
 
-fn print_row(name: &str, size: &str, ships: usize, s: &SceneScore, full: f64, refit: f64) {
+fn print_row(
+    name: &str,
+    size: &str,
+    ships: usize,
+    s: &SceneScore,
+    full: f64,
+    refit: f64,
+) -> anyhow::Result<()> {
     let (crms, cmax) = rms(s.ships.iter().map(|m| m.centre_error_mm));
     let (hrms, _) = rms(s.ships.iter().map(|m| m.heading_error_deg));
     let found = s.ships.len();
@@ -604,7 +619,7 @@ fn print_row(name: &str, size: &str, ships: usize, s: &SceneScore, full: f64, re
         .map(|o| o.hausdorff_mm)
         .fold(0.0f64, f64::max);
     let wrong_model = s.obstacles.iter().filter(|o| !o.model_right).count();
-    println!(
+    outln!(
         "{:<14} {:>9} {:>5} {:>5} {:>6} {:>7.2} {:>7.2} {:>7.2} {:>6.0} {:>6.0} {:>7} {:>8.2} {:>8.0} {:>7.1}",
         name,
         size,
@@ -630,4 +645,5 @@ fn print_row(name: &str, size: &str, ships: usize, s: &SceneScore, full: f64, re
         full,
         refit
     );
+    Ok(())
 }

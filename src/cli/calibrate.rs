@@ -267,8 +267,8 @@ fn run_camera(a: &CameraArgs) -> anyhow::Result<()> {
         &residuals,
         &plots::residuals_png(&report.residuals, report.file.rms_px, 600)?,
     )?;
-    print_camera_report(&report, a.table_distance_mm);
-    println!(
+    print_camera_report(&report, a.table_distance_mm)?;
+    outln!(
         "wrote {}, {} and {}",
         a.out.display(),
         coverage.display(),
@@ -277,11 +277,11 @@ fn run_camera(a: &CameraArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn print_camera_report(r: &camera::CameraReport, distance: f64) {
+fn print_camera_report(r: &camera::CameraReport, distance: f64) -> anyhow::Result<()> {
     let f = &r.file;
     let k = f.camera_matrix;
     let sd = f.std_dev.unwrap_or([f64::NAN; 4]);
-    println!(
+    outln!(
         "camera {} x {} from {} views ({} rejected), RMS {:.3} px",
         f.image_size[0],
         f.image_size[1],
@@ -289,23 +289,34 @@ fn print_camera_report(r: &camera::CameraReport, distance: f64) {
         r.rejected.len(),
         f.rms_px
     );
-    println!(
+    outln!(
         "  fx {:.2} +- {:.2}  fy {:.2} +- {:.2}  cx {:.2} +- {:.2}  cy {:.2} +- {:.2} px",
-        k[0][0], sd[0], k[1][1], sd[1], k[0][2], sd[2], k[1][2], sd[3]
+        k[0][0],
+        sd[0],
+        k[1][1],
+        sd[1],
+        k[0][2],
+        sd[2],
+        k[1][2],
+        sd[3]
     );
     let d = f.distortion;
-    println!(
+    outln!(
         "  distortion k1 {:.4} k2 {:.4} p1 {:.5} p2 {:.5} k3 {:.4}",
-        d[0], d[1], d[2], d[3], d[4]
+        d[0],
+        d[1],
+        d[2],
+        d[3],
+        d[4]
     );
     for (name, rms) in &r.per_view_rms {
-        println!("  view {name}: {rms:.3} px");
+        outln!("  view {name}: {rms:.3} px");
     }
     for (name, why) in &r.rejected {
-        println!("  rejected {name}: {why}");
+        outln!("  rejected {name}: {why}");
     }
     for w in r.worst(5) {
-        println!(
+        outln!(
             "  worst: {} corner {} at ({:.0}, {:.0}) off by {:.2} px",
             w.view,
             w.corner,
@@ -315,18 +326,19 @@ fn print_camera_report(r: &camera::CameraReport, distance: f64) {
         );
     }
     if let Some(u) = f.table_uncertainty_mm {
-        println!(
+        outln!(
             "  expected error on the table at {distance:.0} mm, 650 mm off-axis: {u:.2} mm (1 sigma)"
         );
     }
     let points: Vec<[f64; 2]> = r.residuals.iter().map(|x| x.at_px).collect();
     let empty = plots::empty_cells(&points, f.image_size);
     if !empty.is_empty() {
-        println!(
+        outln!(
             "  the board was never seen in {}: add views there",
             plots::region_names(&empty)
         );
     }
+    Ok(())
 }
 
 fn live_views(
@@ -339,7 +351,7 @@ fn live_views(
     if !cap.is_opened()? {
         bail!("cannot open camera {n}: is it plugged in and free?");
     }
-    println!("show the board to camera {n}; move and tilt it between views ({want} views wanted)");
+    outln!("show the board to camera {n}; move and tilt it between views ({want} views wanted)");
     let mut frame = Mat::default();
     let mut kept: Vec<View> = Vec::new();
     let mut misses = 0;
@@ -380,7 +392,7 @@ fn live_views(
                     .flat_map(|k| k.corners.iter().map(|c| c.1))
                     .collect();
                 let empty = plots::empty_cells(&pts, [s.width as u32, s.height as u32]);
-                println!(
+                outln!(
                     "view {}/{want}: {} corners; {}",
                     kept.len(),
                     kept.last().map_or(0, |k| k.corners.len()),
@@ -410,7 +422,7 @@ fn run_table(a: &TableArgs) -> anyhow::Result<()> {
     let report = table::calibrate_table(&image, &layout, play, camera.as_ref())?;
     report.file.save(&a.out)?;
     let f = &report.file;
-    println!(
+    outln!(
         "play area {} ({} x {} mm), mat markers {}",
         a.play_area,
         play.width_mm,
@@ -423,7 +435,7 @@ fn run_table(a: &TableArgs) -> anyhow::Result<()> {
             .collect::<Vec<_>>()
             .join(", ")
     );
-    println!(
+    outln!(
         "table pose solved {} ({} x {})",
         if f.homography.is_some() {
             "as a homography (no intrinsics)"
@@ -439,15 +451,15 @@ fn run_table(a: &TableArgs) -> anyhow::Result<()> {
             .ok()
             .and_then(|i| report.marker_side_mm.get(&i).copied())
             .unwrap_or(f64::NAN);
-        println!("  marker {id}: residual {r:.2} mm, measures {side:.2} mm");
+        outln!("  marker {id}: residual {r:.2} mm, measures {side:.2} mm");
     }
     if let Some(cam) = camera
         .as_ref()
         .and_then(|c| crate::vision::calibrate::camera_model(c, f))
     {
-        print_play_area_scale(&cam, &play);
+        print_play_area_scale(&cam, &play)?;
     }
-    println!("wrote {}", a.out.display());
+    outln!("wrote {}", a.out.display());
     Ok(())
 }
 
@@ -478,14 +490,17 @@ pub fn play_area_and_layout(
 }
 
 /// How finely the camera sees the play area, and whether ship headings suffer for it.
-fn print_play_area_scale(camera: &crate::vision::Camera, play: &crate::geometry::PlayArea) {
+fn print_play_area_scale(
+    camera: &crate::vision::Camera,
+    play: &crate::geometry::PlayArea,
+) -> anyhow::Result<()> {
     use crate::vision::calibrate::scale::{COARSE_SIDE_PX, play_area_scale};
     let models = crate::models::Models::builtin();
     let Some(s) = play_area_scale(camera, play, models.bases.base_top_height_mm) else {
-        return;
+        return Ok(());
     };
     let small = models.bases.get(crate::BaseSize::Small).width_mm;
-    println!(
+    outln!(
         "play area seen at {:.2}-{:.2} px per mm (coarsest at {:.0}, {:.0} mm): a small base's side spans {:.0}-{:.0} px",
         s.min_px_per_mm,
         s.max_px_per_mm,
@@ -495,10 +510,11 @@ fn print_play_area_scale(camera: &crate::vision::Camera, play: &crate::geometry:
         s.max_px_per_mm * small
     );
     if s.min_px_per_mm * small < COARSE_SIDE_PX {
-        println!(
+        outln!(
             "  where that is under {COARSE_SIDE_PX:.0} px, ship headings are known to about 1 deg only: a camera nearer the table, or at 4K, sees them better"
         );
     }
+    Ok(())
 }
 
 fn run_score(a: &ScoreArgs) -> anyhow::Result<()> {
@@ -525,7 +541,7 @@ fn run_score(a: &ScoreArgs) -> anyhow::Result<()> {
         .context("the calibration cannot map the truth's points (no intrinsics for a pose, or a point behind the camera)")?;
     if let Some(c) = &camera {
         let (k, t) = (c.camera_matrix, truth.camera.camera_matrix);
-        println!(
+        outln!(
             "intrinsics vs truth: fx {:+.2} %, fy {:+.2} %, cx {:+.2} %, cy {:+.2} %",
             (k[0][0] / t[0][0] - 1.0) * 100.0,
             (k[1][1] / t[1][1] - 1.0) * 100.0,
@@ -533,7 +549,7 @@ fn run_score(a: &ScoreArgs) -> anyhow::Result<()> {
             (k[1][2] / t[1][2] - 1.0) * 100.0
         );
     }
-    println!("table points (11 x 11 grid over the play area): {rms:.3} mm RMS, {max:.3} mm max");
+    outln!("table points (11 x 11 grid over the play area): {rms:.3} mm RMS, {max:.3} mm max");
     Ok(())
 }
 
@@ -556,7 +572,7 @@ fn run_projector(a: &ProjectorArgs) -> anyhow::Result<()> {
     let pattern = Pattern::for_size([w as u32, h as u32])?;
     if let Some(p) = &a.pattern_out {
         crate::files::write_atomic(p, &cv::encode_png(&pattern.image()?)?)?;
-        println!(
+        outln!(
             "wrote {}: show it full screen on the projector, clear the table, then photograph it and run with --photo",
             p.display()
         );
@@ -587,10 +603,13 @@ fn run_projector(a: &ProjectorArgs) -> anyhow::Result<()> {
     let play = [play.width_mm, play.height_mm];
     let file = calibrate_projector(&photo, &pattern, &model, play)?;
     file.save(&a.out)?;
-    println!(
+    outln!(
         "projector {} x {}: residual {:.2} projector px, {:.2} mm on the table",
-        file.size[0], file.size[1], file.residual_px, file.residual_mm
+        file.size[0],
+        file.size[1],
+        file.residual_px,
+        file.residual_mm
     );
-    println!("wrote {}", a.out.display());
+    outln!("wrote {}", a.out.display());
     Ok(())
 }

@@ -94,16 +94,16 @@ pub fn run(a: &DetectArgs) -> anyhow::Result<()> {
             crate::files::write_atomic(out, json.as_bytes())?;
         }
         if a.json {
-            print!("{json}");
+            out!("{json}");
             if !matches!(check, TableCheck::Holds { .. }) {
                 eprintln!("warning: {}", check.describe());
             }
         } else {
-            print!("{}", text_report(&scene));
+            out!("{}", text_report(&scene));
             if a.background.is_none() {
-                println!("{NO_BACKGROUND}");
+                outln!("{NO_BACKGROUND}");
             }
-            println!("{}", check.describe());
+            outln!("{}", check.describe());
         }
         return Ok(());
     }
@@ -126,6 +126,10 @@ pub fn run(a: &DetectArgs) -> anyhow::Result<()> {
             std::fs::File::create(p).with_context(|| format!("cannot write {}", p.display()))?,
         )),
         None => Box::new(std::io::stdout().lock()),
+    };
+    let failed = |e: std::io::Error| match &a.out {
+        None => super::stdout_error(e),
+        Some(p) => anyhow::Error::new(e).context(format!("cannot write {}", p.display())),
     };
     let mut stream = if a.search_beside {
         Stream::beside(detector)?
@@ -163,10 +167,10 @@ pub fn run(a: &DetectArgs) -> anyhow::Result<()> {
                 "text": check.describe(),
             });
         }
-        writeln!(sink, "{line}")?;
+        writeln!(sink, "{line}").map_err(failed)?;
         n += 1;
     }
-    sink.flush()?;
+    sink.flush().map_err(failed)?;
     Ok(())
 }
 

@@ -61,19 +61,19 @@ pub fn run(args: &JudgeArgs) -> anyhow::Result<()> {
         None => from_image(args, &request)?,
     };
     let written = write_report(&args.out, &report).context("judge report")?;
-    print!("{}", super::roll::text_report(&report.verdict));
+    out!("{}", super::roll::text_report(&report.verdict));
     if let Some(note) = &report.detection {
-        println!("{}", note.text);
+        outln!("{}", note.text);
     }
     for note in &report.unidentified {
-        println!("{}", note.text);
+        outln!("{}", note.text);
     }
     if let Some(check) = report
         .calibration
         .as_ref()
         .and_then(|c| c.frame_check.as_ref())
     {
-        println!("{check}");
+        outln!("{check}");
     }
     for p in written {
         eprintln!("wrote {}", p.display());

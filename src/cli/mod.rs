@@ -1,6 +1,23 @@
 //! The `hashmark` command line: parse, call the library, print or write. Every failure is
 //! one line on stderr and exit code 2.
 
+/// `print!` for the commands: a failed write to stdout is an error the command returns
+/// (see [`stdout_error`]), not the panic `print!` makes of it.
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        write!(std::io::stdout(), $($arg)*).map_err(crate::cli::stdout_error)?
+    }};
+}
+
+/// `println!` for the commands; see [`out!`].
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        writeln!(std::io::stdout(), $($arg)*).map_err(crate::cli::stdout_error)?
+    }};
+}
+
 #[cfg(feature = "vision")]
 mod bench;
 #[cfg(feature = "vision")]
@@ -98,11 +115,29 @@ pub fn run() -> ExitCode {
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
+        // The reader went away (`| head`, a consumer that quit): it chose to stop
+        // reading, and there is no one left to tell.
+        Err(e) if e.chain().any(|c| c.is::<StdoutClosed>()) => ExitCode::SUCCESS,
         Err(e) => {
             let line = format!("{e:#}").replace('\n', " ");
             eprintln!("error: {line}");
             ExitCode::from(2)
         }
+    }
+}
+
+/// Stdout's reader is gone: a command piped into `head` stops there, quietly.
+#[derive(Debug, thiserror::Error)]
+#[error("stdout was closed")]
+pub struct StdoutClosed;
+
+/// What a failed write to stdout means: [`StdoutClosed`] for a broken pipe (the reader
+/// closed its end), else an error worth its line (a full disk behind a redirect).
+pub fn stdout_error(e: std::io::Error) -> anyhow::Error {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        StdoutClosed.into()
+    } else {
+        anyhow::Error::new(e).context("cannot write to stdout")
     }
 }
 

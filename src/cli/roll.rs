@@ -29,9 +29,9 @@ pub fn run(args: &RollArgs) -> anyhow::Result<()> {
         &args.choice.options(),
     )?;
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&verdict)?);
+        outln!("{}", serde_json::to_string_pretty(&verdict)?);
     } else {
-        print!("{}", text_report(&verdict));
+        out!("{}", text_report(&verdict));
     }
     Ok(())
 }

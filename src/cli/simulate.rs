@@ -71,7 +71,7 @@ pub fn run(args: &SimulateArgs) -> anyhow::Result<()> {
             w,
         )?;
     }
-    println!(
+    outln!(
         "wrote {} frame(s), background, {} ChArUco view(s) and truth.json to {}",
         truth.frames.len(),
         truth.charuco.views.len(),
