@@ -466,6 +466,70 @@ fn detect_command_refuses_bad_input_in_one_line() {
     );
 }
 
+/// A stream cut off (Ctrl-C on a live camera; here the process is killed once its file
+/// shows a line) leaves whole JSON lines in its `--out` file, one per frame done: a
+/// buffered file lost its last frames and cut the last line in two.
+#[test]
+fn a_stream_cut_off_leaves_whole_lines_in_its_file() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let d = dir.path();
+    let s = |p: &std::path::Path| p.to_string_lossy().into_owned();
+    let cal = d.join("cal");
+    std::fs::create_dir_all(&cal).expect("dir");
+    let camera = hashmark::vision::sim::camera_for(5, Resolution::Hd1080, [914.4, 914.4]);
+    common::write_calibration(&cal, &camera);
+    let black =
+        Mat::new_rows_cols_with_default(1080, 1920, CV_8UC3, Scalar::all(0.0)).expect("mat");
+    let avi = d.join("long.avi");
+    let fourcc = opencv::videoio::VideoWriter::fourcc('M', 'J', 'P', 'G').expect("fourcc");
+    let mut writer =
+        opencv::videoio::VideoWriter::new(&s(&avi), fourcc, 10.0, (1920, 1080).into(), true)
+            .expect("writer");
+    for _ in 0..400 {
+        opencv::prelude::VideoWriterTrait::write(&mut writer, &black).expect("frame");
+    }
+    opencv::prelude::VideoWriterTrait::release(&mut writer).expect("release");
+    let out = d.join("scenes.jsonl");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_hashmark"))
+        .args(["detect", "--calibration", &s(&cal), "--video", &s(&avi)])
+        .args(["--out", &s(&out)])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("run hashmark");
+    let start = std::time::Instant::now();
+    while std::fs::metadata(&out).map_or(0, |m| m.len()) == 0
+        && start.elapsed() < std::time::Duration::from_secs(120)
+    {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    let running = child.try_wait().expect("child").is_none();
+    child.kill().expect("kill");
+    child.wait().expect("wait");
+    assert!(
+        running,
+        "the stream ended before it was cut off: make the clip longer"
+    );
+    let text = std::fs::read_to_string(&out).expect("the file");
+    assert!(
+        text.ends_with('\n'),
+        "the last line is cut: {:?}",
+        &text[text.len().saturating_sub(80)..]
+    );
+    let frames: Vec<u64> = text
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).expect("a whole JSON line");
+            v["frame"].as_u64().expect("its frame")
+        })
+        .collect();
+    assert!(!frames.is_empty());
+    assert!(
+        frames.iter().enumerate().all(|(i, f)| *f == i as u64),
+        "{frames:?}"
+    );
+}
+
 /// Facing read at the true poses (each ship's side angle given a quarter turn off, so the
 /// direction must be found), over more rendered scenes: how many right, and how many
 /// wrong with a confidence of 0.3 or more.

@@ -36,7 +36,8 @@ pub struct DetectArgs {
     #[arg(long)]
     json: bool,
     /// One image: write the scene (hashmark-scene/1) to this file as well. Streams: write the
-    /// JSON lines here instead of stdout.
+    /// JSON lines here instead of stdout, each as soon as its frame is done (a stream
+    /// stopped with Ctrl-C leaves every frame's line whole).
     #[arg(long)]
     out: Option<PathBuf>,
     /// Streams: a full search every this many frames, a re-fit of the known ships between.
@@ -121,8 +122,11 @@ pub fn run(a: &DetectArgs) -> anyhow::Result<()> {
     if !cap.is_opened()? {
         bail!("cannot open {what}");
     }
+    // Line by line: a live camera runs until it is interrupted, and a buffer would then lose
+    // its last frames and cut a line in two (a BufWriter wrote 8 KB at a time, about 40
+    // empty frames).
     let mut sink: Box<dyn Write> = match &a.out {
-        Some(p) => Box::new(std::io::BufWriter::new(
+        Some(p) => Box::new(std::io::LineWriter::new(
             std::fs::File::create(p).with_context(|| format!("cannot write {}", p.display()))?,
         )),
         None => Box::new(std::io::stdout().lock()),
