@@ -483,7 +483,7 @@ fn a_stream_cut_off_leaves_whole_lines_in_its_file() {
     let avi = d.join("long.avi");
     let fourcc = opencv::videoio::VideoWriter::fourcc('M', 'J', 'P', 'G').expect("fourcc");
     let mut writer =
-        opencv::videoio::VideoWriter::new(&s(&avi), fourcc, 10.0, (1920, 1080).into(), true)
+        opencv::videoio::VideoWriter::new(s(&avi), fourcc, 10.0, (1920, 1080).into(), true)
             .expect("writer");
     for _ in 0..400 {
         opencv::prelude::VideoWriterTrait::write(&mut writer, &black).expect("frame");
