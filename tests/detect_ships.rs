@@ -412,14 +412,7 @@ fn detect_command_refuses_bad_input_in_one_line() {
     // full search (beside it, the first frame is searched where it is and the next go on
     // without waiting); both schedules at once are refused.
     let avi = d.join("black.avi");
-    let fourcc = opencv::videoio::VideoWriter::fourcc('M', 'J', 'P', 'G').expect("fourcc");
-    let mut writer =
-        opencv::videoio::VideoWriter::new(s(&avi), fourcc, 10.0, (1920, 1080).into(), true)
-            .expect("writer");
-    for _ in 0..4 {
-        opencv::prelude::VideoWriterTrait::write(&mut writer, &black).expect("frame");
-    }
-    opencv::prelude::VideoWriterTrait::release(&mut writer).expect("release");
+    write_clip(&avi, &black, 4);
     for schedule in [&["--full-every", "2"][..], &["--search-beside"][..]] {
         let mut args = vec!["detect", "--calibration"];
         let (cal, avi) = (s(&cal), s(&avi));
@@ -466,6 +459,18 @@ fn detect_command_refuses_bad_input_in_one_line() {
     );
 }
 
+/// A 1080p MJPG clip of `frames` copies of `frame`.
+fn write_clip(path: &std::path::Path, frame: &Mat, frames: usize) {
+    let fourcc = opencv::videoio::VideoWriter::fourcc('M', 'J', 'P', 'G').expect("fourcc");
+    let mut writer =
+        opencv::videoio::VideoWriter::new(path, fourcc, 10.0, (1920, 1080).into(), true)
+            .expect("writer");
+    for _ in 0..frames {
+        opencv::prelude::VideoWriterTrait::write(&mut writer, frame).expect("frame");
+    }
+    opencv::prelude::VideoWriterTrait::release(&mut writer).expect("release");
+}
+
 /// A stream cut off (Ctrl-C on a live camera; here the process is killed once its file
 /// shows a line) leaves whole JSON lines in its `--out` file, one per frame done: a
 /// buffered file lost its last frames and cut the last line in two.
@@ -481,14 +486,7 @@ fn a_stream_cut_off_leaves_whole_lines_in_its_file() {
     let black =
         Mat::new_rows_cols_with_default(1080, 1920, CV_8UC3, Scalar::all(0.0)).expect("mat");
     let avi = d.join("long.avi");
-    let fourcc = opencv::videoio::VideoWriter::fourcc('M', 'J', 'P', 'G').expect("fourcc");
-    let mut writer =
-        opencv::videoio::VideoWriter::new(s(&avi), fourcc, 10.0, (1920, 1080).into(), true)
-            .expect("writer");
-    for _ in 0..400 {
-        opencv::prelude::VideoWriterTrait::write(&mut writer, &black).expect("frame");
-    }
-    opencv::prelude::VideoWriterTrait::release(&mut writer).expect("release");
+    write_clip(&avi, &black, 400);
     let out = d.join("scenes.jsonl");
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_hashmark"))
         .args(["detect", "--calibration", &s(&cal), "--video", &s(&avi)])
