@@ -150,8 +150,8 @@ fn json_verdict_has_the_promised_shape() {
     assert!((front["reasons"][0]["clearance_mm"].as_f64().unwrap() + 1.3).abs() < 1e-9);
 }
 
-/// A reader that has gone away (`hashmark roll ... | head -1` once `head` has its line, a
-/// consumer of `detect --video` that quit) ends the command quietly: `println!` panicked
+/// A reader that has gone away (`hashmark roll ... | head -1` once `head` has its line)
+/// ends the command quietly: `println!` panicked
 /// on the broken pipe ("failed printing to stdout", exit code 101). The pipe's read end is
 /// closed before the command starts, so its first write fails.
 #[test]
