@@ -1538,6 +1538,79 @@ fn a_search_beside_the_refits_finds_a_rolled_ship_without_holding_up_frames() {
     assert!(d < 0.5, "the rolled ship is {d:.2} mm from the reference");
 }
 
+/// Seed `seed`'s random table (as `simulate` makes it) photographed at `resolution` after
+/// `edit` has changed its world: the scene, the true camera and the decoded frame. For
+/// what the simulator does not vary on its own (bare bases, dark miniatures).
+fn photographed_with(
+    seed: u64,
+    resolution: Resolution,
+    edit: impl FnOnce(&mut hashmark::vision::sim::world::World),
+) -> (
+    hashmark::scene::Scene,
+    hashmark::vision::camera::Camera,
+    Mat,
+) {
+    use hashmark::vision::sim::scene_gen::random_scene;
+    use hashmark::vision::sim::{camera_for, photograph, world::World};
+    let models = Models::builtin();
+    let scene = random_scene(seed, models);
+    let camera = camera_for(seed, resolution, [914.4, 914.4]);
+    let mut world = World::build(&scene, seed, seed, models).expect("world");
+    edit(&mut world);
+    let jpg = photograph(&world, &camera, seed, 3).expect("render");
+    (scene, camera, cv::decode(&jpg).expect("decode"))
+}
+
+/// Dark miniatures (sRGB 35, 35, 40; lit, they show mid-grey, below the brightness the
+/// miniature mask takes out) leave the base search free to settle on a miniature's outline.
+/// On seed 10 two such fits, 6.1 and 6.2 mm off, were reported with confidences of 0.93
+/// and 0.77: noise on the dark print under them passed for hashmarks, less than two units
+/// (linear light) brighter than their flanks, while the least contrast counted was zero.
+/// They are still 6 mm off (the search has no start but the miniature's blob); every ship
+/// found more than 1.5 mm off must be flagged for the judge.
+#[test]
+fn a_fit_on_a_dark_miniatures_outline_is_not_confident() {
+    use hashmark::vision::sim::texture::srgb;
+    let (scene, camera, frame) = photographed_with(10, Resolution::Hd1080, |world| {
+        for s in &mut world.ships {
+            s.mini.colour = srgb(35, 35, 40);
+        }
+    });
+    let calibrated = Calibrated {
+        camera,
+        play_area: scene.play_area,
+        layout: hashmark::calibration::Layout::builtin(),
+        sigma_mm: 0.05,
+    };
+    let found = Detector::new(calibrated, Models::builtin())
+        .expect("detector")
+        .detect(&frame)
+        .expect("detect");
+    let matches = score(&scene, &found, Models::builtin()).ships;
+    for m in &matches {
+        eprintln!(
+            "{} {:?}: {:.2} mm off, confidence {:?}",
+            m.id, m.found_size, m.centre_error_mm, m.confidence
+        );
+    }
+    let wrong: Vec<_> = matches
+        .iter()
+        .filter(|m| {
+            m.centre_error_mm > 1.5
+                && m.confidence
+                    .is_some_and(|c| c >= hashmark::judge::UNSURE_CONFIDENCE)
+        })
+        .map(|m| &m.id)
+        .collect();
+    assert!(
+        matches.len() * 2 >= scene.ships.len(),
+        "the dark table is hardly found: {} of {}",
+        matches.len(),
+        scene.ships.len()
+    );
+    assert!(wrong.is_empty(), "confident and wrong: {wrong:?}");
+}
+
 /// Renders seed `seed`'s random table with every miniature shrunk to a speck, fits each
 /// true base from two starts 0.4 mm and 0.8 deg off either way with the final settings,
 /// and reads its arc lines: per fit (size, outline heading error, arc-line heading error
@@ -1545,19 +1618,14 @@ fn a_search_beside_the_refits_finds_a_rolled_ship_without_holding_up_frames() {
 fn unhidden_fits(seed: u64, resolution: Resolution) -> Vec<(BaseSize, f64, Option<f64>)> {
     use hashmark::vision::detect::base_fit::{BaseGuess, BaseShape, fit_base};
     use hashmark::vision::detect::token_lines::line_turn;
-    use hashmark::vision::sim::scene_gen::random_scene;
-    use hashmark::vision::sim::{camera_for, photograph, world::World};
     let models = Models::builtin();
     let shape = BaseShape::from_models(models);
-    let scene = random_scene(seed, models);
-    let camera = camera_for(seed, resolution, [914.4, 914.4]);
-    let mut world = World::build(&scene, seed, seed, models).expect("world");
-    for s in &mut world.ships {
-        (s.mini.a, s.mini.b, s.mini.hz, s.mini.radius) = (0.3, 0.3, 0.3, 0.5);
-    }
-    let jpg = photograph(&world, &camera, seed, 3).expect("render");
-    let grey =
-        hashmark::vision::edges::Grey::from_mat(&cv::decode(&jpg).expect("decode")).expect("grey");
+    let (scene, camera, frame) = photographed_with(seed, resolution, |world| {
+        for s in &mut world.ships {
+            (s.mini.a, s.mini.b, s.mini.hz, s.mini.radius) = (0.3, 0.3, 0.3, 0.5);
+        }
+    });
+    let grey = hashmark::vision::edges::Grey::from_mat(&frame).expect("grey");
     let off90 = |deg: f64| {
         let e = deg.rem_euclid(90.0);
         if e > 45.0 { e - 90.0 } else { e }
