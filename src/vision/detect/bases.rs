@@ -146,11 +146,6 @@ const SEARCH_SLIDE_MM: f64 = 4.0;
 const REFIT_SLIDE_MM: f64 = 3.0;
 /// Coarse starts per blob that may get a full fit, best first.
 const MAX_FITS: usize = 5;
-/// Coarse starts of each size about a blob taken for a token (see `Search::search`).
-const TOKEN_STARTS: usize = 2;
-
-/// A start of the outline fit: coarse score, size, half width (mm), centre, angle (rad).
-type Start = (f64, BaseSize, f64, [f64; 2], f64);
 /// How far the chosen fit is turned to be started again (deg; see `heading_spread`).
 const RESTART_DEG: f64 = 2.0;
 /// A fit that settles this far (deg) from itself when started again halves its confidence:
@@ -472,7 +467,13 @@ impl Search<'_> {
 
     /// The base under one blob with the outline search on `grads`.
     fn search(&self, blob: [f64; 2], grads: &Gradients) -> Option<FoundBase> {
-        let (camera, halves, z) = (self.camera, self.halves, self.z);
+        let Views { grey, .. } = *self.views;
+        let (camera, shape, halves, z) = (self.camera, self.shape, self.halves, self.z);
+        let mut best: Option<FoundBase> = None;
+        // Whether `best` is only a fallback that any later fit may replace: on the
+        // miniature's outline, with less outline than `MIN_QUALITY` (see `min_quality`), or
+        // with a side on the mat's edge (see `on_border`).
+        let mut fallback = false;
         // The miniature's height is not known (25-50 mm): search under its middle height
         // far enough to cover the others; the best coarse outline of each size gets a fit.
         let centre0 = under_blob(camera, blob, z, MINI_HEIGHT_MM);
@@ -502,45 +503,6 @@ impl Search<'_> {
                 }
             }
         }
-        let (found, fallback) = self.best_fit(blob, starts);
-        if found.as_ref().is_some_and(|b| !fallback && !b.is_weak()) {
-            return found;
-        }
-        // Where that finds nothing sure, the blob may be the token itself, not a miniature
-        // over it: a base whose miniature is off the table, or painted too dark for the
-        // miniature mask (the blob is then the token's light print). Its base lies about
-        // the blob, outside the window searched under the miniature and often where a
-        // miniature would itself appear. Searched there too, without that rule, the fit
-        // wins where there was none or where it is not doubted (see `FoundBase::is_weak`).
-        // Measured with the true camera on the random 1080p tables of seeds 1-30
-        // (`dark_miniatures_and_bare_bases` in tests/detect_ships.rs): bare bases 142 to
-        // 158 of 161 found, 128 to 150 not flagged for the judge; dark miniatures 133 to
-        // 145, 75 to 86; as rendered one base that was 8.9 mm off (flagged) went missing.
-        let beyond = |c: [f64; 2]| (c[0] - centre0[0]).hypot(c[1] - centre0[1]) > SEARCH_MM;
-        let mut token_starts = Vec::new();
-        for &(size, half) in halves {
-            for (centre, angle, score) in
-                grads.coarse_poses(blob, half, RIM_PRIOR_MM, SEARCH_MM, TOKEN_STARTS, beyond)
-            {
-                token_starts.push((score, size, half, centre, angle));
-            }
-        }
-        match self.best_fit(blob, token_starts) {
-            (Some(b), _) if found.is_none() || !b.is_weak() => Some(b),
-            _ => found,
-        }
-    }
-
-    /// The fit of the best few starts (score, size, half width, centre, angle) that counts,
-    /// and whether it is only a fallback (see below).
-    fn best_fit(&self, blob: [f64; 2], mut starts: Vec<Start>) -> (Option<FoundBase>, bool) {
-        let Views { grey, .. } = *self.views;
-        let (camera, shape, halves, z) = (self.camera, self.shape, self.halves, self.z);
-        let mut best: Option<FoundBase> = None;
-        // Whether `best` is only a fallback that any later fit may replace: on the
-        // miniature's outline, with less outline than `MIN_QUALITY` (see `min_quality`), or
-        // with a side on the mat's edge (see `on_border`).
-        let mut fallback = false;
         // Starts in the order of their outline score (over the sizes, the right size
         // scores best in 35 of 38 rendered cases where some start was right); the first
         // that fits with enough support wins. A smaller square fitted into a bigger base's
@@ -657,7 +619,7 @@ impl Search<'_> {
                 rival_mm: 0.0,
             });
         }
-        (best, fallback)
+        best
     }
 
     /// What is read only for the base a blob keeps (not for a first search a second one
