@@ -1653,7 +1653,8 @@ fn a_fit_on_a_dark_miniatures_outline_is_not_confident() {
 #[ignore]
 fn dark_miniatures_and_bare_bases() {
     let unsure = hashmark::judge::UNSURE_CONFIDENCE;
-    let edits: [(&str, fn(&mut hashmark::vision::sim::world::World)); 2] = [
+    type WorldEdit = fn(&mut hashmark::vision::sim::world::World);
+    let edits: [(&str, WorldEdit); 2] = [
         ("dark miniatures", darken_miniatures),
         ("bare bases", lift_miniatures),
     ];
