@@ -1645,9 +1645,13 @@ fn a_fit_on_a_dark_miniatures_outline_is_not_confident() {
 /// 1.56 mm, 2.0 deg). Bare bases 142 found, 19 missed, 12 invented (one not flagged); 128
 /// not flagged at 0.87 mm and 0.22 deg RMS, one wrong (seed 19's s5, 9.7 mm, confidence
 /// 0.85). The blob the search starts from is then the token's print, and the base lies
-/// outside the window searched under a miniature's height: searching about the blob too
-/// found 145 and 158, but lost a hidden miniature's outline (seed 119's s6, test
-/// `a_miniature_hiding_its_whole_base_is_outlined_for_the_judge`) and was not landed.
+/// outside the window searched under a miniature's height. Searching about the blob too
+/// (twenty-ninth session; a fit there counts only where it is sure, see `Search::search`,
+/// so seed 119's hidden miniature stays outlined, and reads its facing without the
+/// miniature mask): dark miniatures 142 found, 19 missed, 18 invented (one not flagged);
+/// 86 not flagged at 0.34 mm and 0.51 deg RMS, the same one wrong. Bare bases 157 found,
+/// 4 missed, 6 invented (one not flagged); 151 not flagged at 0.80 mm and 0.25 deg RMS,
+/// the same one wrong.
 /// `cargo test --test detect_ships -- --ignored --nocapture dark_miniatures_and_bare`
 #[test]
 #[ignore]
@@ -1702,9 +1706,9 @@ fn dark_miniatures_and_bare_bases() {
         }
         measured.push((kind, found, wrong.len(), invented_sure));
     }
-    // No worse than measured (see above): of 161 ships, 145 and 158 found; one and two
-    // bases not flagged but wrong, one invented ship not flagged at most.
-    for ((kind, found, wrong, invented), (least, most)) in measured.iter().zip([(145, 1), (158, 2)])
+    // No worse than measured (see above): of 161 ships, 142 and 157 found; one base not
+    // flagged but wrong each, one invented ship not flagged at most.
+    for ((kind, found, wrong, invented), (least, most)) in measured.iter().zip([(142, 1), (157, 1)])
     {
         assert!(
             *found >= least && *wrong <= most && *invented <= 1,
@@ -2159,5 +2163,50 @@ fn a_base_kept_over_a_square_nearly_as_good_says_it_may_stand_there() {
                 "{s:?}"
             );
         }
+    }
+}
+
+/// A base whose miniature is painted near black, or lifted off, shows its token's light
+/// print as the blob the search starts from, and the base lies about the blob rather than
+/// under a miniature's height: searched only there, seed 4's s2 and seed 11's s7 (dark
+/// miniatures) were missed. A base found about its token reads its facing without the
+/// miniature mask, which there covers the token's print: seed 16's bare s6 was found
+/// 0.4 mm off facing a quarter turn wrong with confidence 0.77 (its strips masked), and
+/// now faces right with 0.995. Fails without either.
+#[test]
+fn a_base_whose_blob_is_its_own_token_is_found_about_it() {
+    let unsure = hashmark::judge::UNSURE_CONFIDENCE;
+    type WorldEdit = fn(&mut hashmark::vision::sim::world::World);
+    let cases: [(u64, WorldEdit, &str); 3] = [
+        (4, darken_miniatures, "s2"),
+        (11, darken_miniatures, "s7"),
+        (16, lift_miniatures, "s6"),
+    ];
+    for (seed, edit, want) in cases {
+        let (truth, scene) = detected_with(seed, edit);
+        let s = score(&truth, &scene, Models::builtin());
+        for m in &s.ships {
+            eprintln!(
+                "seed {seed} {}: {:.2} mm, {:.2} deg, facing {}, confidence {:?}",
+                m.id, m.centre_error_mm, m.heading_error_deg, m.facing_right, m.confidence
+            );
+        }
+        assert!(
+            s.missed_ships.is_empty(),
+            "seed {seed}: missed {:?}",
+            s.missed_ships
+        );
+        let m = s
+            .ships
+            .iter()
+            .find(|m| m.id == want)
+            .unwrap_or_else(|| panic!("seed {seed}: {want} not matched"));
+        assert!(
+            m.centre_error_mm < 1.0 && m.facing_right && m.confidence.is_some_and(|c| c >= unsure),
+            "seed {seed} {want}: {:.2} mm, facing {}, confidence {:?}",
+            m.centre_error_mm,
+            m.facing_right,
+            m.confidence
+        );
     }
 }
