@@ -250,7 +250,8 @@ impl FoundBase {
         // that axis's own sides: the other axis's rim says nothing of where the base lies
         // along it (see `rim_seen_across`).
         let unpinned = (0..2).any(|a| {
-            !seen_across[a] && !self.hashmark_pins[a] && !(rim && self.rim_seen_across(a))
+            let held = seen_across[a] || self.hashmark_pins[a] || (rim && self.rim_seen_across(a));
+            !held
         });
         [
             (self.quality < WEAK_QUALITY && !rim, Doubt::LittleOutline),
