@@ -1581,6 +1581,9 @@ fn detected_with(
     (scene, found)
 }
 
+/// A change made to a table's world before it is photographed (see `detected_with`).
+type WorldEdit = fn(&mut hashmark::vision::sim::world::World);
+
 /// Every miniature painted near black (sRGB 35, 35, 40): under the table's light it shows
 /// mid-grey, darker than the miniature mask takes out.
 fn darken_miniatures(world: &mut hashmark::vision::sim::world::World) {
@@ -1659,7 +1662,6 @@ fn a_fit_on_a_dark_miniatures_outline_is_not_confident() {
 #[ignore]
 fn dark_miniatures_and_bare_bases() {
     let unsure = hashmark::judge::UNSURE_CONFIDENCE;
-    type WorldEdit = fn(&mut hashmark::vision::sim::world::World);
     let edits: [(&str, WorldEdit); 2] = [
         ("dark miniatures", darken_miniatures),
         ("bare bases", lift_miniatures),
@@ -2178,7 +2180,6 @@ fn a_base_kept_over_a_square_nearly_as_good_says_it_may_stand_there() {
 #[test]
 fn a_base_whose_blob_is_its_own_token_is_found_about_it() {
     let unsure = hashmark::judge::UNSURE_CONFIDENCE;
-    type WorldEdit = fn(&mut hashmark::vision::sim::world::World);
     let cases: [(u64, WorldEdit, &str); 3] = [
         (4, darken_miniatures, "s2"),
         (11, darken_miniatures, "s7"),

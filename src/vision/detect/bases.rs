@@ -494,8 +494,13 @@ impl Search<'_> {
     }
 
     /// The base under one blob with the outline search on `grads`, and, where that finds
-    /// nothing sure and `about_token`, about the blob taken for a token (see below).
-    fn search(&self, blob: [f64; 2], grads: &Gradients, about_token: bool) -> Option<FoundBase> {
+    /// nothing sure and `look_about_token`, about the blob taken for a token (see below).
+    fn search(
+        &self,
+        blob: [f64; 2],
+        grads: &Gradients,
+        look_about_token: bool,
+    ) -> Option<FoundBase> {
         let (camera, halves, z) = (self.camera, self.halves, self.z);
         // The miniature's height is not known (25-50 mm): search under its middle height
         // far enough to cover the others; the best coarse outline of each size gets a fit.
@@ -527,7 +532,7 @@ impl Search<'_> {
             }
         }
         let (found, fallback) = self.best_fit(blob, starts);
-        if !about_token || found.as_ref().is_some_and(|b| !fallback && !b.is_weak()) {
+        if !look_about_token || found.as_ref().is_some_and(|b| !fallback && !b.is_weak()) {
             return found;
         }
         // Where that finds nothing sure, the blob may be the token itself, not a miniature
@@ -541,11 +546,11 @@ impl Search<'_> {
         // seed 119 s6) with a square on its edges. Measured with the true camera on the
         // random 1080p tables of seeds 1-30 (`dark_miniatures_and_bare_bases` in
         // tests/detect_ships.rs): bare bases 142 to 157 of 161 found, 128 to 151 not
-        // flagged for the judge (with the facing read as below); dark miniatures 133 to
-        // 142, 75 to 86, no base that was well found lost. Only the first search looks
-        // there (`about_token`): the second, on gradients without the miniatures' edges,
-        // found nothing more on those tables and cost about a sixth more time on the fixed
-        // 1080p set (one run each, the machine loaded).
+        // flagged for the judge (with the facing read as `FoundBase::about_token` says);
+        // dark miniatures 133 to 142, 75 to 86, no base that was well found lost. Only the
+        // first search looks there (`look_about_token`): the second, on gradients without
+        // the miniatures' edges, found nothing more on those tables and cost about a sixth
+        // more time on the fixed 1080p set (one run each, the machine loaded).
         let beyond = |c: [f64; 2]| (c[0] - centre0[0]).hypot(c[1] - centre0[1]) > SEARCH_MM;
         let mut token_starts = Vec::new();
         for &(size, half) in halves {
