@@ -1657,6 +1657,11 @@ fn a_fit_on_a_dark_miniatures_outline_is_not_confident() {
 /// the same one wrong. Since a rim seen along one axis no longer vouches for the other
 /// (test `a_rim_seen_along_one_axis_does_not_vouch_for_the_other`): dark miniatures 17
 /// invented, the rest as before; bare bases 151 not flagged at 0.17 mm RMS, none wrong.
+/// Since whole grey miniatures are searched where their blobs are only their lit rims
+/// (test `a_grey_miniature_wider_than_its_surround_is_searched_whole`, thirtieth
+/// session): dark miniatures 147 found, 14 missed, 15 invented (one not flagged); 94 not
+/// flagged at 0.34 mm and 0.50 deg RMS, the same one wrong. Bare bases 157 found, 152 not
+/// flagged at 0.17 mm and 0.25 deg RMS, none wrong.
 /// `cargo test --test detect_ships -- --ignored --nocapture dark_miniatures_and_bare`
 #[test]
 #[ignore]
@@ -1710,9 +1715,9 @@ fn dark_miniatures_and_bare_bases() {
         }
         measured.push((kind, found, wrong.len(), invented_sure));
     }
-    // No worse than measured (see above): of 161 ships, 142 and 157 found; one and no
+    // No worse than measured (see above): of 161 ships, 147 and 157 found; one and no
     // base not flagged but wrong, one invented ship not flagged at most.
-    for ((kind, found, wrong, invented), (least, most)) in measured.iter().zip([(142, 1), (157, 0)])
+    for ((kind, found, wrong, invented), (least, most)) in measured.iter().zip([(147, 1), (157, 0)])
     {
         assert!(
             *found >= least && *wrong <= most && *invented <= 1,
@@ -1950,6 +1955,39 @@ fn a_grey_miniature_on_bright_art_is_searched_under() {
         err < 1.0 && got.size == want.size,
         "{err:.2} mm, {:?}",
         got.size
+    );
+}
+
+/// A grey miniature (painted near black, lit mid-grey) as wide as the blob search's 20 mm
+/// surround stands out from it only along its lit edge: on seed 20's dark table s3, s5 and
+/// s6 made no blob a miniature's size and were missed without a word, and seed 8's large
+/// s2 made a crescent 56 mm from its base, found nothing and was not outlined either. Seen
+/// whole against the mat with the miniatures taken out (`base_search::filled_blobs`), the
+/// three are found and s2, its base hidden but for a corner, is outlined for the judge.
+#[test]
+fn a_grey_miniature_wider_than_its_surround_is_searched_whole() {
+    let (truth, found) = detected_with(20, darken_miniatures);
+    let s = score(&truth, &found, Models::builtin());
+    for id in ["s3", "s5", "s6"] {
+        let m = s.ships.iter().find(|m| m.id == id);
+        eprintln!(
+            "seed 20 {id}: {:?}",
+            m.map(|m| (m.centre_error_mm, m.facing_right, m.confidence))
+        );
+        assert!(
+            m.is_some_and(|m| m.centre_error_mm < 0.5 && m.facing_right),
+            "seed 20 {id} not found within 0.5 mm"
+        );
+    }
+    let (truth, found) = detected_with(8, darken_miniatures);
+    let s = score(&truth, &found, Models::builtin());
+    eprintln!(
+        "seed 8: missed {:?}, outlined {:?}",
+        s.missed_ships, s.missed_ships_outlined
+    );
+    assert!(
+        s.ships.iter().any(|m| m.id == "s2") || s.missed_ships_outlined.iter().any(|id| id == "s2"),
+        "seed 8's s2 is neither found nor outlined"
     );
 }
 

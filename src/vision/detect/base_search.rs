@@ -422,23 +422,7 @@ fn blobs_by_size(
         surround_mm / 4.0 / view.mm_per_px,
     )?;
     imgproc::resize(&small_bg, &mut bg, full, 0.0, 0.0, imgproc::INTER_LINEAR)?;
-    let (w, h) = (view.width, view.height);
-    let mut mask =
-        Mat::new_rows_cols_with_default(h, w, opencv::core::CV_8U, opencv::core::Scalar::all(0.0))?;
-    for r in 0..h {
-        let (fr, br) = (f.at_row::<f32>(r)?.to_vec(), bg.at_row::<f32>(r)?.to_vec());
-        let mr = mask.at_row_mut::<u8>(r)?;
-        for c in 0..w as usize {
-            if fr[c] > BLOB_MIN_VALUE as f32 && fr[c] - br[c] > 30.0 {
-                mr[c] = 255;
-            }
-        }
-    }
-    let mut opened = Mat::default();
-    imgproc::morphology_ex_def(&mask, &mut opened, imgproc::MORPH_OPEN, &disc_kernel(5)?)?;
-    let (mut labels, mut stats, mut cents) = (Mat::default(), Mat::default(), Mat::default());
-    let n =
-        imgproc::connected_components_with_stats_def(&opened, &mut labels, &mut stats, &mut cents)?;
+    let (labels, stats, cents, n) = bright_components(&f, &bg, view)?;
     let px_area = view.mm_per_px * view.mm_per_px;
     let mut out = Vec::new();
     let mut large = Vec::new();
@@ -469,6 +453,136 @@ fn blobs_by_size(
         });
     }
     Ok((out, large))
+}
+
+/// Whole miniatures where the bright blobs are only their rims: a grey miniature (lit, a
+/// little brighter than a dark mat) as wide as its 20 mm surround is brighter than that
+/// surround only along its lit edge and its engine glow, so its blobs are a crescent off
+/// to one side and a speck, neither a miniature's size (the dark-miniature tables of
+/// tests/detect_ships.rs: a large ship's, 6100 mm2 seen whole, made blobs of 590 and 370
+/// mm2, the nearer 56 mm from its base, and it was missed without a word). Measured
+/// against the mat with the miniatures taken out (a grey opening wider than any of them,
+/// then smoothed), such a miniature stands out whole. Returns each such region at least
+/// twice the area of the blobs (`blobs`, by index) inside it, with those blobs; a region
+/// with none is a miniature no blob saw.
+pub fn filled_blobs(
+    ortho: &Mat,
+    view: &OrthoView,
+    blobs: &[Blob],
+) -> Result<Vec<(Blob, Vec<usize>)>, VisionError> {
+    let grey = to_grey(ortho)?;
+    let mut f = Mat::default();
+    grey.convert_to_def(&mut f, CV_32F)?;
+    let full = f.size()?;
+    // The mat's level, computed at a quarter size as in `blobs_by_size`.
+    let (mut small, mut opened, mut smooth, mut bg) = (
+        Mat::default(),
+        Mat::default(),
+        Mat::default(),
+        Mat::default(),
+    );
+    let quarter = 0.25;
+    imgproc::resize(
+        &f,
+        &mut small,
+        opencv::core::Size::new(0, 0),
+        quarter,
+        quarter,
+        imgproc::INTER_AREA,
+    )?;
+    let px = |mm: f64| mm * quarter / view.mm_per_px;
+    let d = (px(2.0 * MAT_OPENING_RADIUS_MM).round() as i32) | 1;
+    imgproc::morphology_ex_def(&small, &mut opened, imgproc::MORPH_OPEN, &disc_kernel(d)?)?;
+    imgproc::gaussian_blur_def(
+        &opened,
+        &mut smooth,
+        opencv::core::Size::new(0, 0),
+        px(MAT_SMOOTH_MM),
+    )?;
+    imgproc::resize(&smooth, &mut bg, full, 0.0, 0.0, imgproc::INTER_LINEAR)?;
+    let (labels, stats, cents, n) = bright_components(&f, &bg, view)?;
+    let (w, h) = (view.width, view.height);
+    let label_at = |p: [f64; 2]| -> i32 {
+        let [c, r] = view.to_pixel(p[0], p[1]);
+        let (c, r) = (c.round(), r.round());
+        if !(c >= 0.0 && r >= 0.0 && c < f64::from(w) && r < f64::from(h)) {
+            return 0;
+        }
+        labels
+            .at_2d::<i32>(r as i32, c as i32)
+            .copied()
+            .unwrap_or(0)
+    };
+    // The region each blob lies in: its centre's, or, where its centre falls outside
+    // it (a crescent's), its hull's first point that is in one.
+    let owner: Vec<i32> = blobs
+        .iter()
+        .map(|b| {
+            std::iter::once(b.centre)
+                .chain(b.hull.iter().copied())
+                .map(label_at)
+                .find(|l| *l > 0)
+                .unwrap_or(0)
+        })
+        .collect();
+    let px_area = view.mm_per_px * view.mm_per_px;
+    let mut out = Vec::new();
+    for i in 1..n {
+        let area = f64::from(*stats.at_2d::<i32>(i, imgproc::CC_STAT_AREA)?) * px_area;
+        if !(MIN_BLOB_AREA_MM2..=MAX_BLOB_AREA_MM2).contains(&area) {
+            continue;
+        }
+        let parts: Vec<usize> = (0..blobs.len()).filter(|k| owner[*k] == i).collect();
+        let seen: f64 = parts.iter().map(|k| blobs[*k].area_mm2).sum();
+        if area < FILLED_MIN_GROWTH * seen {
+            continue;
+        }
+        let (cx, cy) = (*cents.at_2d::<f64>(i, 0)?, *cents.at_2d::<f64>(i, 1)?);
+        out.push((
+            Blob {
+                centre: view.to_table(cx, cy),
+                area_mm2: area,
+                hull: component_hull(&labels, &stats, i, view)?,
+            },
+            parts,
+        ));
+    }
+    Ok(out)
+}
+
+/// The grey opening that takes the miniatures out of the mat (see `filled_blobs`) has
+/// this radius (mm): a large ship's miniature is up to about 90 mm across.
+const MAT_OPENING_RADIUS_MM: f64 = 50.0;
+/// And its result is smoothed by a Gaussian of this sigma (mm).
+const MAT_SMOOTH_MM: f64 = 10.0;
+/// A whole miniature counts where it is at least this many times its blobs' area.
+const FILLED_MIN_GROWTH: f64 = 2.0;
+
+/// The bright regions of `f` against a background `bg` (as `blobs_by_size` marks them),
+/// labelled: labels, stats, centroids and the label count.
+fn bright_components(
+    f: &Mat,
+    bg: &Mat,
+    view: &OrthoView,
+) -> Result<(Mat, Mat, Mat, i32), VisionError> {
+    let (w, h) = (view.width, view.height);
+    let mut mask =
+        Mat::new_rows_cols_with_default(h, w, opencv::core::CV_8U, opencv::core::Scalar::all(0.0))?;
+    for r in 0..h {
+        let (fr, br) = (f.at_row::<f32>(r)?, bg.at_row::<f32>(r)?);
+        let mr = mask.at_row_mut::<u8>(r)?;
+        for ((m, v), b) in mr.iter_mut().zip(fr).zip(br) {
+            if *v > BLOB_MIN_VALUE as f32 && v - b > 30.0 {
+                *m = 255;
+            }
+        }
+    }
+    let mut opened = Mat::default();
+    imgproc::morphology_ex_def(&mask, &mut opened, imgproc::MORPH_OPEN, &disc_kernel(5)?)?;
+    let (mut labels, mut stats, mut cents) = (Mat::default(), Mat::default(), Mat::default());
+    let n =
+        imgproc::connected_components_with_stats_def(&opened, &mut labels, &mut stats, &mut cents)?;
+    Ok((labels, stats, cents, n))
 }
 
 /// The convex hull (table mm) of connected component `i` of `labels`: of each row's first

@@ -3,7 +3,7 @@
 
 use super::base_fit::{BaseFit, BaseGuess, BaseShape, RIM_PRIOR_MM, fit_base};
 use super::base_search::{
-    BLOB_MIN_VALUE, Blob, Gradients, MiniMask, mean_chroma, miniatures, under_blob,
+    BLOB_MIN_VALUE, Blob, Gradients, MiniMask, filled_blobs, mean_chroma, miniatures, under_blob,
 };
 use super::facing::facing;
 use super::memory::{BlobKey, FoundBlob, Memory, Reused};
@@ -1162,17 +1162,26 @@ pub fn find_bases_known(
     let polish_shape = BaseShape::from_models(models);
     let shape = polish_shape.for_search();
     let minis = MiniMask::new(ortho, &grads.view)?;
-    let seen: Vec<Blob> = miniatures(ortho, &grads.view, &minis)?
+    // A blob on the play area, not on an obstacle (a rock is a bright blob too; one that
+    // matched an obstacle outline is not a ship). The view reaches a little past the play
+    // area, where the table beside the mat is bright against it: a blob there is the
+    // table's edge, not a miniature.
+    let on_mat = |b: &Blob| {
+        let below = under_blob(camera, b.centre, z, 0.0);
+        play.holds(b.centre, 0.0) && !obstacles.iter().any(|o| ring_contains(o, below))
+    };
+    let mut seen: Vec<Blob> = miniatures(ortho, &grads.view, &minis)?
         .into_iter()
-        // The view reaches a little past the play area, where the table beside the mat is
-        // bright against it: a blob there is the table's edge, not a miniature.
-        .filter(|b| play.holds(b.centre, 0.0))
-        // A rock is a bright blob too; one that matched an obstacle outline is not a ship.
-        .filter(|b| {
-            let below = under_blob(camera, b.centre, z, 0.0);
-            !obstacles.iter().any(|o| ring_contains(o, below))
-        })
+        .filter(|b| on_mat(b))
         .collect();
+    let first_pass = seen.len();
+    // Whole miniatures where the blobs are only parts of them (see `filled_blobs`), with
+    // the blobs each holds; searched in a second pass where those found nothing sure.
+    let fills: Vec<(Blob, Vec<usize>)> = filled_blobs(ortho, &grads.view, &seen)?
+        .into_iter()
+        .filter(|(b, _)| on_mat(b))
+        .collect();
+    seen.extend(fills.iter().map(|(b, _)| b.clone()));
     let off_minis = minis.off_minis(grads)?;
     let search = Search {
         views,
@@ -1185,9 +1194,6 @@ pub fn find_bases_known(
         z,
         minis: &minis,
     };
-    // The blobs are independent: two workers take them one at a time (a blob searched
-    // twice costs several times another), and the results go back into blob order.
-    let next = AtomicUsize::new(0);
     // Each blob's key, to know it again in the next frame of a stream.
     let keys: Vec<BlobKey> = seen
         .iter()
@@ -1200,47 +1206,84 @@ pub fn find_bases_known(
         })
         .collect::<Result<_, _>>()?;
     let (passed_over, taken) = (AtomicUsize::new(0), AtomicUsize::new(0));
-    let work = || {
-        let mut out = Vec::new();
-        loop {
-            let i = next.fetch_add(1, Ordering::Relaxed);
-            let (Some(blob), Some(key)) = (seen.get(i), keys.get(i)) else {
-                break;
-            };
-            if before.empty_blobs.iter().any(|k| k.same(key)) {
-                passed_over.fetch_add(1, Ordering::Relaxed);
-                continue;
+    // The blobs are independent: two workers take them one at a time (a blob searched
+    // twice costs several times another), and the results go back into blob order.
+    let pass = |todo: &[usize]| -> Result<Vec<(usize, FoundBase)>, VisionError> {
+        let next = AtomicUsize::new(0);
+        let work = || {
+            let mut out = Vec::new();
+            while let Some(&i) = todo.get(next.fetch_add(1, Ordering::Relaxed)) {
+                let (blob, key) = (&seen[i], &keys[i]);
+                if before.empty_blobs.iter().any(|k| k.same(key)) {
+                    passed_over.fetch_add(1, Ordering::Relaxed);
+                    continue;
+                }
+                let known = before
+                    .found_blobs
+                    .iter()
+                    .find_map(|f| f.again(key, ortho, &grads.view).ok().flatten());
+                if known.is_some() {
+                    taken.fetch_add(1, Ordering::Relaxed);
+                }
+                if let Some(b) = known.or_else(|| search.base_under(blob.centre)) {
+                    out.push((i, b));
+                }
             }
-            let known = before
-                .found_blobs
-                .iter()
-                .find_map(|f| f.again(key, ortho, &grads.view).ok().flatten());
-            if known.is_some() {
-                taken.fetch_add(1, Ordering::Relaxed);
-            }
-            if let Some(b) = known.or_else(|| search.base_under(blob.centre)) {
-                out.push((i, b));
-            }
-        }
-        out
+            out
+        };
+        let (first, second) = std::thread::scope(|s| {
+            let h = s.spawn(work);
+            let second = work();
+            (h.join(), second)
+        });
+        Ok(first
+            .map_err(|_| VisionError::Invalid("base search failed".into()))?
+            .into_iter()
+            .chain(second)
+            .collect())
     };
-    let (first, second) = std::thread::scope(|s| {
-        let h = s.spawn(work);
-        let second = work();
-        (h.join(), second)
-    });
-    let mut results: Vec<(usize, FoundBase)> = first
-        .map_err(|_| VisionError::Invalid("base search failed".into()))?
-        .into_iter()
-        .chain(second)
+    let mut results = pass(&(0..first_pass).collect::<Vec<_>>())?;
+    // A whole miniature is searched where none of its parts found a sure base; what it
+    // finds replaces what they found only where it is sure itself.
+    let sure = |r: &[(usize, FoundBase)], i: usize| r.iter().any(|(j, b)| *j == i && !b.is_weak());
+    let todo: Vec<usize> = fills
+        .iter()
+        .enumerate()
+        .filter(|(_, (_, parts))| !parts.iter().any(|&p| sure(&results, p)))
+        .map(|(k, _)| first_pass + k)
         .collect();
-    results.sort_by_key(|r| r.0);
-    let without: Vec<usize> = (0..keys.len())
+    let second = pass(&todo)?;
+    // Blobs with nothing (more) to search next frame: those with no base, the parts a
+    // whole miniature's base replaced, and whole miniatures searched in vain.
+    let mut empty_at: Vec<usize> = (0..first_pass)
         .filter(|i| !results.iter().any(|r| r.0 == *i))
         .collect();
-    let empty: Vec<BlobKey> = without.iter().map(|i| keys[*i].clone()).collect();
+    // The blobs that may be a miniature hiding its base (see `HiddenMini`): a whole
+    // miniature searched in vain whose parts found nothing stands for them.
+    let mut hidden_at = empty_at.clone();
+    for &i in &todo {
+        let parts = &fills[i - first_pass].1;
+        match second.iter().find(|(j, _)| *j == i) {
+            Some((_, b)) if !b.is_weak() => {
+                results.retain(|(j, _)| !parts.contains(j));
+                results.push((i, b.clone()));
+                empty_at.extend(parts);
+            }
+            _ => {
+                empty_at.push(i);
+                if !parts.iter().any(|p| results.iter().any(|r| r.0 == *p)) {
+                    hidden_at.retain(|j| !parts.contains(j));
+                    hidden_at.push(i);
+                }
+            }
+        }
+    }
+    results.sort_by_key(|r| r.0);
+    empty_at.sort_unstable();
+    empty_at.dedup();
+    let empty: Vec<BlobKey> = empty_at.iter().map(|i| keys[*i].clone()).collect();
     let mut hidden = Vec::new();
-    for &i in &without {
+    for &i in &hidden_at {
         if let Some(h) = HiddenMini::under(&minis, ortho, camera, z, play, &seen[i])? {
             hidden.push(h);
         }
