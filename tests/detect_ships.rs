@@ -1991,6 +1991,40 @@ fn a_grey_miniature_wider_than_its_surround_is_searched_whole() {
     );
 }
 
+/// The same over a stream searching every frame, where each search knows what the last
+/// found per blob: a whole miniature's base is taken again from the last search, its
+/// parts passed over as empty, and the three ships stay found, frame after frame.
+#[test]
+fn a_grey_miniature_searched_whole_stays_found_over_a_stream() {
+    let (scene, camera, frame) = photographed_with(20, Resolution::Hd1080, darken_miniatures);
+    let calibrated = Calibrated {
+        camera,
+        play_area: scene.play_area,
+        layout: hashmark::calibration::Layout::builtin(),
+        sigma_mm: 0.05,
+    };
+    let mut stream = Stream::new(
+        Detector::new(calibrated, Models::builtin()).expect("detector"),
+        1,
+    );
+    for k in 0..4 {
+        let pushed = stream.push(&frame).expect("frame");
+        assert!(pushed.full);
+        // The tracker confirms a ship on its second sighting.
+        if k == 0 {
+            continue;
+        }
+        let s = score(&scene, &pushed.scene, Models::builtin());
+        for id in ["s3", "s5", "s6"] {
+            let m = s.ships.iter().find(|m| m.id == id);
+            assert!(
+                m.is_some_and(|m| m.centre_error_mm < 0.5),
+                "frame {k}: seed 20 {id} not found within 0.5 mm"
+            );
+        }
+    }
+}
+
 // Seed 2's s4, a small base on deep black mat art, shows one of its lateral sides only
 // through falling edges (bright inside, dark outside) and the other hardly at all: against
 // a mat darker than the base the silhouette has the token edge's polarity, and the fit took
