@@ -401,27 +401,23 @@ fn blobs_by_size(
     view: &OrthoView,
     surround_mm: f64,
 ) -> Result<(Vec<Blob>, Vec<[f64; 4]>), VisionError> {
-    let grey = to_grey(ortho)?;
-    let mut f = Mat::default();
-    grey.convert_to_def(&mut f, CV_32F)?;
     // The surroundings' level: a Gaussian of `surround_mm`, computed at a quarter size.
-    let (mut small, mut small_bg, mut bg) = (Mat::default(), Mat::default(), Mat::default());
-    let full = f.size()?;
-    imgproc::resize(
-        &f,
-        &mut small,
-        opencv::core::Size::new(0, 0),
-        0.25,
-        0.25,
-        imgproc::INTER_AREA,
-    )?;
+    let (f, small) = grey_and_quarter(ortho)?;
+    let (mut small_bg, mut bg) = (Mat::default(), Mat::default());
     imgproc::gaussian_blur_def(
         &small,
         &mut small_bg,
         opencv::core::Size::new(0, 0),
-        surround_mm / 4.0 / view.mm_per_px,
+        surround_mm * QUARTER / view.mm_per_px,
     )?;
-    imgproc::resize(&small_bg, &mut bg, full, 0.0, 0.0, imgproc::INTER_LINEAR)?;
+    imgproc::resize(
+        &small_bg,
+        &mut bg,
+        f.size()?,
+        0.0,
+        0.0,
+        imgproc::INTER_LINEAR,
+    )?;
     let (labels, stats, cents, n) = bright_components(&f, &bg, view)?;
     let px_area = view.mm_per_px * view.mm_per_px;
     let mut out = Vec::new();
@@ -470,27 +466,10 @@ pub fn filled_blobs(
     view: &OrthoView,
     blobs: &[Blob],
 ) -> Result<Vec<(Blob, Vec<usize>)>, VisionError> {
-    let grey = to_grey(ortho)?;
-    let mut f = Mat::default();
-    grey.convert_to_def(&mut f, CV_32F)?;
-    let full = f.size()?;
     // The mat's level, computed at a quarter size as in `blobs_by_size`.
-    let (mut small, mut opened, mut smooth, mut bg) = (
-        Mat::default(),
-        Mat::default(),
-        Mat::default(),
-        Mat::default(),
-    );
-    let quarter = 0.25;
-    imgproc::resize(
-        &f,
-        &mut small,
-        opencv::core::Size::new(0, 0),
-        quarter,
-        quarter,
-        imgproc::INTER_AREA,
-    )?;
-    let px = |mm: f64| mm * quarter / view.mm_per_px;
+    let (f, small) = grey_and_quarter(ortho)?;
+    let (mut opened, mut smooth, mut bg) = (Mat::default(), Mat::default(), Mat::default());
+    let px = |mm: f64| mm * QUARTER / view.mm_per_px;
     let d = (px(2.0 * MAT_OPENING_RADIUS_MM).round() as i32) | 1;
     imgproc::morphology_ex_def(&small, &mut opened, imgproc::MORPH_OPEN, &disc_kernel(d)?)?;
     imgproc::gaussian_blur_def(
@@ -499,7 +478,7 @@ pub fn filled_blobs(
         opencv::core::Size::new(0, 0),
         px(MAT_SMOOTH_MM),
     )?;
-    imgproc::resize(&smooth, &mut bg, full, 0.0, 0.0, imgproc::INTER_LINEAR)?;
+    imgproc::resize(&smooth, &mut bg, f.size()?, 0.0, 0.0, imgproc::INTER_LINEAR)?;
     let (labels, stats, cents, n) = bright_components(&f, &bg, view)?;
     let (w, h) = (view.width, view.height);
     let label_at = |p: [f64; 2]| -> i32 {
@@ -557,6 +536,25 @@ const MAT_OPENING_RADIUS_MM: f64 = 50.0;
 const MAT_SMOOTH_MM: f64 = 10.0;
 /// A whole miniature counts where it is at least this many times its blobs' area.
 const FILLED_MIN_GROWTH: f64 = 2.0;
+
+/// The scale at which the blob searches take the mat's level (it varies over tens of mm).
+const QUARTER: f64 = 0.25;
+
+/// An orthophoto's grey levels (32-bit float) and the same at [`QUARTER`] size.
+fn grey_and_quarter(ortho: &Mat) -> Result<(Mat, Mat), VisionError> {
+    let grey = to_grey(ortho)?;
+    let (mut f, mut small) = (Mat::default(), Mat::default());
+    grey.convert_to_def(&mut f, CV_32F)?;
+    imgproc::resize(
+        &f,
+        &mut small,
+        opencv::core::Size::new(0, 0),
+        QUARTER,
+        QUARTER,
+        imgproc::INTER_AREA,
+    )?;
+    Ok((f, small))
+}
 
 /// The bright regions of `f` against a background `bg` (as `blobs_by_size` marks them),
 /// labelled: labels, stats, centroids and the label count.
