@@ -326,8 +326,8 @@ pub struct Blob {
 
 /// Bright compact blobs in the orthophoto: the miniatures, which stand on pegs over their
 /// bases' centres and are the most visible thing about a ship.
-pub fn bright_blobs(ortho: &Mat, view: &OrthoView) -> Result<Vec<Blob>, VisionError> {
-    let mut blobs = blobs_by_size(ortho, view, MINI_SURROUND_MM)?.0;
+pub fn bright_blobs(greys: &Greys, view: &OrthoView) -> Result<Vec<Blob>, VisionError> {
+    let mut blobs = blobs_by_size(greys, view, MINI_SURROUND_MM)?.0;
     // A miniature's painted stripe or a dark panel can split it in two; parts closer than
     // any two miniatures on touching small bases can be are one miniature.
     blobs.sort_by(|a, b| b.area_mm2.total_cmp(&a.area_mm2));
@@ -362,10 +362,11 @@ pub fn bright_blobs(ortho: &Mat, view: &OrthoView) -> Result<Vec<Blob>, VisionEr
 /// base, within 0.3 mm, and nothing else.
 pub fn miniatures(
     ortho: &Mat,
+    greys: &Greys,
     view: &OrthoView,
     minis: &MiniMask,
 ) -> Result<Vec<Blob>, VisionError> {
-    let mut out = bright_blobs(ortho, view)?;
+    let mut out = bright_blobs(greys, view)?;
     for (c, area, ground) in minis.bodies(ortho, MIN_BLOB_AREA_MM2)? {
         // (A bigger grey body is no miniature: a pale hand, a sheet of paper.)
         if area <= MAX_BLOB_AREA_MM2
@@ -397,12 +398,12 @@ const MERGE_MM: f64 = 22.0;
 
 /// Bright blobs of a miniature's size, and the table-mm boxes of larger ones.
 fn blobs_by_size(
-    ortho: &Mat,
+    greys: &Greys,
     view: &OrthoView,
     surround_mm: f64,
 ) -> Result<(Vec<Blob>, Vec<[f64; 4]>), VisionError> {
     // The surroundings' level: a Gaussian of `surround_mm`, computed at a quarter size.
-    let (f, small) = grey_and_quarter(ortho)?;
+    let Greys { f, small } = greys;
     let (mut small_bg, mut bg) = (Mat::default(), Mat::default());
     imgproc::gaussian_blur_def(
         &small,
@@ -418,7 +419,7 @@ fn blobs_by_size(
         0.0,
         imgproc::INTER_LINEAR,
     )?;
-    let (labels, stats, cents, n) = bright_components(&f, &bg, view)?;
+    let (labels, stats, cents, n) = bright_components(f, &bg, view)?;
     let px_area = view.mm_per_px * view.mm_per_px;
     let mut out = Vec::new();
     let mut large = Vec::new();
@@ -462,16 +463,16 @@ fn blobs_by_size(
 /// twice the area of the blobs (`blobs`, by index) inside it, with those blobs; a region
 /// with none is a miniature no blob saw.
 pub fn filled_blobs(
-    ortho: &Mat,
+    greys: &Greys,
     view: &OrthoView,
     blobs: &[Blob],
 ) -> Result<Vec<(Blob, Vec<usize>)>, VisionError> {
     // The mat's level, computed at a quarter size as in `blobs_by_size`.
-    let (f, small) = grey_and_quarter(ortho)?;
+    let Greys { f, small } = greys;
     let (mut opened, mut smooth, mut bg) = (Mat::default(), Mat::default(), Mat::default());
     let px = |mm: f64| mm * QUARTER / view.mm_per_px;
     let d = (px(2.0 * MAT_OPENING_RADIUS_MM).round() as i32) | 1;
-    imgproc::morphology_ex_def(&small, &mut opened, imgproc::MORPH_OPEN, &disc_kernel(d)?)?;
+    imgproc::morphology_ex_def(small, &mut opened, imgproc::MORPH_OPEN, &disc_kernel(d)?)?;
     imgproc::gaussian_blur_def(
         &opened,
         &mut smooth,
@@ -479,7 +480,7 @@ pub fn filled_blobs(
         px(MAT_SMOOTH_MM),
     )?;
     imgproc::resize(&smooth, &mut bg, f.size()?, 0.0, 0.0, imgproc::INTER_LINEAR)?;
-    let (labels, stats, cents, n) = bright_components(&f, &bg, view)?;
+    let (labels, stats, cents, n) = bright_components(f, &bg, view)?;
     let (w, h) = (view.width, view.height);
     let label_at = |p: [f64; 2]| -> i32 {
         let [c, r] = view.to_pixel(p[0], p[1]);
@@ -540,20 +541,28 @@ const FILLED_MIN_GROWTH: f64 = 2.0;
 /// The scale at which the blob searches take the mat's level (it varies over tens of mm).
 const QUARTER: f64 = 0.25;
 
-/// An orthophoto's grey levels (32-bit float) and the same at [`QUARTER`] size.
-fn grey_and_quarter(ortho: &Mat) -> Result<(Mat, Mat), VisionError> {
-    let grey = to_grey(ortho)?;
-    let (mut f, mut small) = (Mat::default(), Mat::default());
-    grey.convert_to_def(&mut f, CV_32F)?;
-    imgproc::resize(
-        &f,
-        &mut small,
-        opencv::core::Size::new(0, 0),
-        QUARTER,
-        QUARTER,
-        imgproc::INTER_AREA,
-    )?;
-    Ok((f, small))
+/// An orthophoto's grey levels (32-bit float) and the same at [`QUARTER`] size, made once
+/// per frame for the blob searches (`bright_blobs`, `filled_blobs`).
+pub struct Greys {
+    f: Mat,
+    small: Mat,
+}
+
+impl Greys {
+    pub fn of(ortho: &Mat) -> Result<Greys, VisionError> {
+        let grey = to_grey(ortho)?;
+        let (mut f, mut small) = (Mat::default(), Mat::default());
+        grey.convert_to_def(&mut f, CV_32F)?;
+        imgproc::resize(
+            &f,
+            &mut small,
+            opencv::core::Size::new(0, 0),
+            QUARTER,
+            QUARTER,
+            imgproc::INTER_AREA,
+        )?;
+        Ok(Greys { f, small })
+    }
 }
 
 /// The bright regions of `f` against a background `bg` (as `blobs_by_size` marks them),
@@ -657,7 +666,7 @@ pub fn occluders(
     }
     // A hand is far bigger than a miniature: against a 20 mm surround only its rim stands
     // out, so it is looked for against a wide one.
-    let (_, large) = blobs_by_size(&inside, view, HAND_SURROUND_MM)?;
+    let (_, large) = blobs_by_size(&Greys::of(&inside)?, view, HAND_SURROUND_MM)?;
     Ok(large
         .into_iter()
         .map(|[x0, y0, x1, y1]| {

@@ -3,7 +3,8 @@
 
 use super::base_fit::{BaseFit, BaseGuess, BaseShape, RIM_PRIOR_MM, fit_base};
 use super::base_search::{
-    BLOB_MIN_VALUE, Blob, Gradients, MiniMask, filled_blobs, mean_chroma, miniatures, under_blob,
+    BLOB_MIN_VALUE, Blob, Gradients, Greys, MiniMask, filled_blobs, mean_chroma, miniatures,
+    under_blob,
 };
 use super::facing::facing;
 use super::memory::{BlobKey, FoundBlob, Memory, Reused};
@@ -1170,14 +1171,15 @@ pub fn find_bases_known(
         let below = under_blob(camera, b.centre, z, 0.0);
         play.holds(b.centre, 0.0) && !obstacles.iter().any(|o| ring_contains(o, below))
     };
-    let mut seen: Vec<Blob> = miniatures(ortho, &grads.view, &minis)?
+    let greys = Greys::of(ortho)?;
+    let mut seen: Vec<Blob> = miniatures(ortho, &greys, &grads.view, &minis)?
         .into_iter()
         .filter(|b| on_mat(b))
         .collect();
     let first_pass = seen.len();
     // Whole miniatures where the blobs are only parts of them (see `filled_blobs`), with
     // the blobs each holds; searched in a second pass where those found nothing sure.
-    let fills: Vec<(Blob, Vec<usize>)> = filled_blobs(ortho, &grads.view, &seen)?
+    let fills: Vec<(Blob, Vec<usize>)> = filled_blobs(&greys, &grads.view, &seen)?
         .into_iter()
         .filter(|(b, _)| on_mat(b))
         .collect();
@@ -1268,12 +1270,9 @@ pub fn find_bases_known(
         // table a square 12.9 mm from s7's base made it a rival fit and took its
         // confidence from 0.84 to 0.42).
         let beside_sure = |b: &FoundBase| {
-            results.iter().any(|(j, k)| {
-                !parts.contains(j)
-                    && !k.is_weak()
-                    && (k.fit.centre[0] - b.fit.centre[0]).hypot(k.fit.centre[1] - b.fit.centre[1])
-                        < 0.9 * (k.fit.half + b.fit.half)
-            })
+            results
+                .iter()
+                .any(|(j, k)| !parts.contains(j) && !k.is_weak() && overlap(k, b))
         };
         match second.iter().find(|(j, _)| *j == i) {
             Some((_, b)) if !b.is_weak() && beside_sure(b) => empty_at.push(i),
@@ -1546,7 +1545,7 @@ fn keep_apart(mut candidates: Vec<FoundBase>) -> Vec<FoundBase> {
         let mut clash = false;
         for k in found.iter_mut() {
             let d = (k.fit.centre[0] - b.fit.centre[0]).hypot(k.fit.centre[1] - b.fit.centre[1]);
-            let overlap = d < 0.9 * (k.fit.half + b.fit.half);
+            let overlap = overlap(k, &b);
             if overlap || (b.is_weak() && b.share_of_outline(k) > SHARED_OUTLINE_MAX) {
                 clash = true;
                 // One square found again from another blob is no rival, nor is one beside
@@ -1561,6 +1560,13 @@ fn keep_apart(mut candidates: Vec<FoundBase>) -> Vec<FoundBase> {
         }
     }
     found
+}
+
+/// Whether two fitted bases would overlap (their centres nearer than 0.9 of their half
+/// widths together: bases cannot, see `keep_apart`).
+fn overlap(a: &FoundBase, b: &FoundBase) -> bool {
+    (a.fit.centre[0] - b.fit.centre[0]).hypot(a.fit.centre[1] - b.fit.centre[1])
+        < 0.9 * (a.fit.half + b.fit.half)
 }
 
 /// See `keep_apart`. On the four rendered sets of scripts/detect-report.sh 68 candidates
