@@ -1716,9 +1716,9 @@ fn dark_miniatures_and_bare_bases() {
         }
         measured.push((kind, found, wrong.len(), invented_sure));
     }
-    // No worse than measured (see above): of 161 ships, 147 and 157 found; one and no
+    // No worse than measured (see above): of 161 ships, 150 and 158 found; one and no
     // base not flagged but wrong, one invented ship not flagged at most.
-    for ((kind, found, wrong, invented), (least, most)) in measured.iter().zip([(147, 1), (157, 0)])
+    for ((kind, found, wrong, invented), (least, most)) in measured.iter().zip([(150, 1), (158, 0)])
     {
         assert!(
             *found >= least && *wrong <= most && *invented <= 1,
@@ -2308,6 +2308,38 @@ fn a_base_whose_blob_is_its_own_token_is_found_about_it() {
             "seed {seed} {want}: {:.2} mm, facing {}, confidence {:?}",
             m.centre_error_mm,
             m.facing_right,
+            m.confidence
+        );
+    }
+}
+
+/// Where the search under a dark miniature finds nothing at all, a square about its token
+/// doubted for one reason alone is reported, flagged, rather than nothing: seed 3's s3 (a
+/// small base on black space, the square on its miniature's outline) and seed 8's s5 (its
+/// hashmarks unseen) were fitted there 0.2 and 0.15 mm off and dropped as doubted, and
+/// their blobs, too small for a miniature's outline, left them missed without a word.
+/// Fails without it.
+#[test]
+fn a_square_about_the_token_with_one_doubt_stands_where_nothing_else_was_found() {
+    let unsure = hashmark::judge::UNSURE_CONFIDENCE;
+    for (seed, want) in [(3u64, "s3"), (8, "s5")] {
+        let (truth, scene) = detected_with(seed, darken_miniatures);
+        let s = score(&truth, &scene, Models::builtin());
+        let m = s
+            .ships
+            .iter()
+            .find(|m| m.id == want)
+            .unwrap_or_else(|| panic!("seed {seed}: {want} missed"));
+        eprintln!(
+            "seed {seed} {want}: {:.2} mm, {:.2} deg, facing {}, confidence {:?}",
+            m.centre_error_mm, m.heading_error_deg, m.facing_right, m.confidence
+        );
+        // Found where it stands, and flagged for the judge: one doubt says 1 mm and halves
+        // the confidence.
+        assert!(
+            m.centre_error_mm < 1.0 && m.confidence.is_some_and(|c| c < unsure),
+            "seed {seed} {want}: {:.2} mm, confidence {:?}",
+            m.centre_error_mm,
             m.confidence
         );
     }
