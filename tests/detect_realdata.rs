@@ -117,6 +117,13 @@ fn real_photos_of_something_else_are_unchecked_and_never_panic() {
         "{} confident ships on photos of something else",
         totals[1]
     );
+    // Outlines of miniatures with no base, on white paper: 15 since the thirty-first
+    // session's limit on a miniature's body (`bases::HIDDEN_MAX_AREA_MM2`; 23 without it).
+    assert!(
+        totals[3] <= 15,
+        "{} measured outlines on photos of something else",
+        totals[3]
+    );
 }
 
 /// Through the commands, a photo of something else is refused in one line before any
