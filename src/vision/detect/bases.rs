@@ -561,23 +561,24 @@ impl Search<'_> {
                 token_starts.push((score, size, half, centre, angle));
             }
         }
+        // Where the search under the miniature found nothing at all, a square doubted for
+        // one reason alone stands too, flagged (it says at least 1 mm and half its
+        // confidence, see `weak_sigmas`): under dark miniatures on black space such squares
+        // lay 0.15-0.2 mm off and were dropped, and their blobs, too small for a
+        // miniature's outline (see `HiddenMini`), left the ships missed without a word.
+        // Seeds 1-30 with the true camera (`dark_miniatures_and_bare_bases`): dark
+        // miniatures 147 to 150 found, bare bases 157 to 158, none invented more. It is
+        // no rival to a base found elsewhere (see `keep_apart`).
         match self.best_fit(blob, token_starts) {
-            (Some(b), false) if !b.is_weak() => Some(FoundBase {
-                about_token: true,
-                ..b
-            }),
-            // Where the search under the miniature found nothing at all, a square doubted
-            // for one reason alone stands, flagged (it says at least 1 mm and half its
-            // confidence, see `weak_sigmas`): under dark miniatures on black space such
-            // squares lay 0.15-0.2 mm off and were dropped, and their blobs, too small for
-            // a miniature's outline (see `HiddenMini`), left the ships missed without a
-            // word. Seeds 1-30 with the true camera (`dark_miniatures_and_bare_bases`):
-            // dark miniatures 147 to 150 found, bare bases 157 to 158, none invented more.
-            // It is no rival to a base found elsewhere (see `keep_apart`).
-            (Some(b), _) if found.is_none() && b.weak_doubts().len() == 1 => Some(FoundBase {
-                about_token: true,
-                ..b
-            }),
+            (Some(b), fallback)
+                if (!fallback && !b.is_weak())
+                    || (found.is_none() && b.weak_doubts().len() == 1) =>
+            {
+                Some(FoundBase {
+                    about_token: true,
+                    ..b
+                })
+            }
             _ => found,
         }
     }
@@ -1566,10 +1567,11 @@ fn keep_apart(mut candidates: Vec<FoundBase>) -> Vec<FoundBase> {
     let mut found: Vec<FoundBase> = Vec::new();
     for b in candidates {
         let mut clash = false;
+        let weak = b.is_weak();
         for k in found.iter_mut() {
             let d = (k.fit.centre[0] - b.fit.centre[0]).hypot(k.fit.centre[1] - b.fit.centre[1]);
             let overlap = overlap(k, &b);
-            if overlap || (b.is_weak() && b.share_of_outline(k) > SHARED_OUTLINE_MAX) {
+            if overlap || (weak && b.share_of_outline(k) > SHARED_OUTLINE_MAX) {
                 clash = true;
                 // One square found again from another blob is no rival, nor is one beside
                 // the base on its outline, nor a doubted square about a token, which stands
@@ -1578,7 +1580,7 @@ fn keep_apart(mut candidates: Vec<FoundBase>) -> Vec<FoundBase> {
                 if overlap
                     && d > SAME_FIT_MM
                     && b.quality >= RIVAL_QUALITY * k.quality
-                    && !(b.about_token && b.is_weak())
+                    && !(b.about_token && weak)
                 {
                     k.rival_mm = k.rival_mm.max(d);
                 }
