@@ -245,6 +245,17 @@ fn finds_grey_rocks_on_pale_art_by_growing_lower() {
     }
 }
 
+// Seed 124 at 1080p: a grey rock on a pink and green planet. The wide median the frame is
+// compared with mixes the planet's bands into a grey of about the rock's own colour, so
+// the difference stays at 10-33 levels (the threshold is 32) and no region forms to grow
+// from: without the background the rock was missed (the third set's one such token
+// besides a gas cloud). Its outline is a closed loop of sharp colour change, which the
+// planet's shading and the nebulae do not make: such loops are now matched too.
+#[test]
+fn finds_a_grey_rock_on_a_planet_by_its_edges() {
+    finds_each_obstacle(124, false);
+}
+
 /// Detection on seed `seed` (1080p, rendered as `hashmark simulate` does) with the
 /// background or without it: every obstacle found as its model within 1 mm, and nothing
 /// else. (Where `check_scene`, which asks this both ways, asks too much of a table.)

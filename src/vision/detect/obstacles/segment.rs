@@ -220,6 +220,25 @@ pub fn regions(
     Ok(out)
 }
 
+/// The mean colour (B, G, R) of the view inside a region.
+pub fn mean_colour(ortho: &Mat, region: &Region) -> Result<[f64; 3], VisionError> {
+    let c: Vector<Point> = region
+        .contour
+        .iter()
+        .map(|p| Point::new(p[0].round() as i32, p[1].round() as i32))
+        .collect();
+    let rect = imgproc::bounding_rect(&c)?;
+    let roi = Mat::roi(ortho, rect)?;
+    let mut fill = Mat::zeros(rect.height, rect.width, core::CV_8UC1)?.to_mat()?;
+    let shifted: Vector<Point> = c
+        .iter()
+        .map(|p| Point::new(p.x - rect.x, p.y - rect.y))
+        .collect();
+    draw(&mut fill, shifted, -1)?;
+    let m = core::mean(&roi, &fill)?;
+    Ok([m[0], m[1], m[2]])
+}
+
 /// An outer contour of a mask, with its area and centroid (pixels).
 struct Blob {
     contour: Vector<Point>,
@@ -707,4 +726,38 @@ mod tests {
         assert_eq!(parts.len(), 1);
         assert!(parts[0].1.iter().all(|r| *r));
     }
+}
+
+/// Where the view's colour changes sharply (255), the largest gradient over the three
+/// channels above `min_gradient` (grey levels per view pixel, after a light blur).
+pub fn edges(ortho: &Mat, min_gradient: f64) -> Result<Mat, VisionError> {
+    let mut blurred = Mat::default();
+    imgproc::gaussian_blur_def(ortho, &mut blurred, Size::new(3, 3), 0.8)?;
+    let mut channels: Vector<Mat> = Vector::new();
+    core::split(&blurred, &mut channels)?;
+    let size = ortho.size()?;
+    let mut best =
+        Mat::new_rows_cols_with_default(size.height, size.width, core::CV_32FC1, Scalar::all(0.0))?;
+    for ch in channels {
+        let (mut gx, mut gy) = (Mat::default(), Mat::default());
+        imgproc::sobel_def(&ch, &mut gx, core::CV_32F, 1, 0)?;
+        imgproc::sobel_def(&ch, &mut gy, core::CV_32F, 0, 1)?;
+        let mut mag = Mat::default();
+        core::magnitude(&gx, &gy, &mut mag)?;
+        let mut m = Mat::default();
+        core::max(&best, &mag, &mut m)?;
+        best = m;
+    }
+    // Sobel's kernel answers a step of h grey levels with 4 h (1-2-1 across it).
+    let mut out = Mat::default();
+    imgproc::threshold(
+        &best,
+        &mut out,
+        4.0 * min_gradient,
+        255.0,
+        imgproc::THRESH_BINARY,
+    )?;
+    let mut out8 = Mat::default();
+    out.convert_to(&mut out8, core::CV_8U, 1.0, 0.0)?;
+    Ok(out8)
 }
