@@ -535,6 +535,40 @@ fn morph(src: &Mat, op: i32, kernel: &Mat, iterations: i32) -> Result<Mat, Visio
     Ok(out)
 }
 
+/// Where the view's colour changes sharply (255), the largest gradient over the three
+/// channels above `min_gradient` (grey levels per view pixel, after a light blur).
+pub fn edges(ortho: &Mat, min_gradient: f64) -> Result<Mat, VisionError> {
+    let mut blurred = Mat::default();
+    imgproc::gaussian_blur_def(ortho, &mut blurred, Size::new(3, 3), 0.8)?;
+    let mut channels: Vector<Mat> = Vector::new();
+    core::split(&blurred, &mut channels)?;
+    let size = ortho.size()?;
+    let mut best =
+        Mat::new_rows_cols_with_default(size.height, size.width, core::CV_32FC1, Scalar::all(0.0))?;
+    for ch in channels {
+        let (mut gx, mut gy) = (Mat::default(), Mat::default());
+        imgproc::sobel_def(&ch, &mut gx, core::CV_32F, 1, 0)?;
+        imgproc::sobel_def(&ch, &mut gy, core::CV_32F, 0, 1)?;
+        let mut mag = Mat::default();
+        core::magnitude(&gx, &gy, &mut mag)?;
+        let mut m = Mat::default();
+        core::max(&best, &mag, &mut m)?;
+        best = m;
+    }
+    // Sobel's kernel answers a step of h grey levels with 4 h (1-2-1 across it).
+    let mut out = Mat::default();
+    imgproc::threshold(
+        &best,
+        &mut out,
+        4.0 * min_gradient,
+        255.0,
+        imgproc::THRESH_BINARY,
+    )?;
+    let mut out8 = Mat::default();
+    out.convert_to(&mut out8, core::CV_8U, 1.0, 0.0)?;
+    Ok(out8)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -726,38 +760,4 @@ mod tests {
         assert_eq!(parts.len(), 1);
         assert!(parts[0].1.iter().all(|r| *r));
     }
-}
-
-/// Where the view's colour changes sharply (255), the largest gradient over the three
-/// channels above `min_gradient` (grey levels per view pixel, after a light blur).
-pub fn edges(ortho: &Mat, min_gradient: f64) -> Result<Mat, VisionError> {
-    let mut blurred = Mat::default();
-    imgproc::gaussian_blur_def(ortho, &mut blurred, Size::new(3, 3), 0.8)?;
-    let mut channels: Vector<Mat> = Vector::new();
-    core::split(&blurred, &mut channels)?;
-    let size = ortho.size()?;
-    let mut best =
-        Mat::new_rows_cols_with_default(size.height, size.width, core::CV_32FC1, Scalar::all(0.0))?;
-    for ch in channels {
-        let (mut gx, mut gy) = (Mat::default(), Mat::default());
-        imgproc::sobel_def(&ch, &mut gx, core::CV_32F, 1, 0)?;
-        imgproc::sobel_def(&ch, &mut gy, core::CV_32F, 0, 1)?;
-        let mut mag = Mat::default();
-        core::magnitude(&gx, &gy, &mut mag)?;
-        let mut m = Mat::default();
-        core::max(&best, &mag, &mut m)?;
-        best = m;
-    }
-    // Sobel's kernel answers a step of h grey levels with 4 h (1-2-1 across it).
-    let mut out = Mat::default();
-    imgproc::threshold(
-        &best,
-        &mut out,
-        4.0 * min_gradient,
-        255.0,
-        imgproc::THRESH_BINARY,
-    )?;
-    let mut out8 = Mat::default();
-    out.convert_to(&mut out8, core::CV_8U, 1.0, 0.0)?;
-    Ok(out8)
 }
