@@ -452,6 +452,13 @@ pub fn find_obstacles_known(
         Ok(Vec::new())
     };
     let was_empty = |key: &RegionKey| known.empty.iter().any(|k| k.same(key));
+    // The outlines of the tokens found so far (a region inside one is that token).
+    let outlines_of = |found: &[ObstacleSpec]| -> Vec<Vec<[f64; 2]>> {
+        found
+            .iter()
+            .filter_map(|o| o.outline(models).ok())
+            .collect()
+    };
     let mut found: Vec<ObstacleSpec> = Vec::new();
     let mut empty: Vec<RegionKey> = Vec::new();
     let mut passed_over = 0;
@@ -518,10 +525,7 @@ pub fn find_obstacles_known(
             min_px,
             SPLIT_MAX_AREAS * max_area / px_area,
         )?;
-        let outlines: Vec<Vec<[f64; 2]>> = found
-            .iter()
-            .filter_map(|o| o.outline(models).ok())
-            .collect();
+        let outlines = outlines_of(&found);
         for region in &grown {
             let c = view.to_table(region.centroid[0], region.centroid[1]);
             let matched = outlines.iter().any(|o| ring_contains(o, c));
@@ -569,10 +573,7 @@ pub fn find_obstacles_known(
             LOOP_AREAS[0] * min_area / px_area,
             LOOP_AREAS[1] * max_area / px_area,
         )?;
-        let outlines: Vec<Vec<[f64; 2]>> = found
-            .iter()
-            .filter_map(|o| o.outline(models).ok())
-            .collect();
+        let outlines = outlines_of(&found);
         for region in &loops {
             let c = view.to_table(region.centroid[0], region.centroid[1]);
             if outlines.iter().any(|o| ring_contains(o, c))

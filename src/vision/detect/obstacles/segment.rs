@@ -201,15 +201,7 @@ pub fn regions(
         centroid,
     } in outer_contours(&opened, min_px, max_px)?
     {
-        let rect = imgproc::bounding_rect(&c)?;
-        let roi = Mat::roi(diff, rect)?;
-        let mut fill = Mat::zeros(rect.height, rect.width, core::CV_8UC1)?.to_mat()?;
-        let shifted: Vector<Point> = c
-            .iter()
-            .map(|p| Point::new(p.x - rect.x, p.y - rect.y))
-            .collect();
-        draw(&mut fill, shifted, -1)?;
-        let contrast = core::mean(&roi, &fill)?[0];
+        let contrast = mean_inside(diff, &c)?[0];
         out.push(Region {
             contour: c.iter().map(|p| [f64::from(p.x), f64::from(p.y)]).collect(),
             area_px,
@@ -227,16 +219,21 @@ pub fn mean_colour(ortho: &Mat, region: &Region) -> Result<[f64; 3], VisionError
         .iter()
         .map(|p| Point::new(p[0].round() as i32, p[1].round() as i32))
         .collect();
-    let rect = imgproc::bounding_rect(&c)?;
-    let roi = Mat::roi(ortho, rect)?;
+    let m = mean_inside(ortho, &c)?;
+    Ok([m[0], m[1], m[2]])
+}
+
+/// The mean of `image` over the inside of the contour `c` (its pixels).
+fn mean_inside(image: &Mat, c: &Vector<Point>) -> Result<Scalar, VisionError> {
+    let rect = imgproc::bounding_rect(c)?;
+    let roi = Mat::roi(image, rect)?;
     let mut fill = Mat::zeros(rect.height, rect.width, core::CV_8UC1)?.to_mat()?;
     let shifted: Vector<Point> = c
         .iter()
         .map(|p| Point::new(p.x - rect.x, p.y - rect.y))
         .collect();
     draw(&mut fill, shifted, -1)?;
-    let m = core::mean(&roi, &fill)?;
-    Ok([m[0], m[1], m[2]])
+    Ok(core::mean(&roi, &fill)?)
 }
 
 /// An outer contour of a mask, with its area and centroid (pixels).
