@@ -131,6 +131,25 @@ pub fn ring_hull(points: &[[f64; 2]]) -> Vec<[f64; 2]> {
     out
 }
 
+/// How near a ring is to a circle: 4 pi area / perimeter^2, 1 for a circle, pi / 4 for a
+/// square, less the longer or more ragged it is (0 for fewer than three vertices).
+pub fn ring_roundness(ring: &[[f64; 2]]) -> f64 {
+    if ring.len() < 3 {
+        return 0.0;
+    }
+    let area = signed_area2(&to_points(ring)).abs() / 2.0;
+    let perimeter: f64 = ring
+        .iter()
+        .zip(ring.iter().cycle().skip(1))
+        .map(|(a, b)| (b[0] - a[0]).hypot(b[1] - a[1]))
+        .sum();
+    if perimeter > 0.0 {
+        4.0 * std::f64::consts::PI * area / (perimeter * perimeter)
+    } else {
+        0.0
+    }
+}
+
 /// Whether `p` lies inside a closed ring (even-odd rule; the boundary is either side).
 pub fn ring_contains(ring: &[[f64; 2]], p: [f64; 2]) -> bool {
     let mut inside = false;
@@ -168,6 +187,22 @@ mod tests {
         let area2 = super::signed_area2(&super::to_points(&hull));
         assert!(area2 > 0.0, "clockwise: {area2}");
         assert!(super::ring_hull(&[]).is_empty());
+    }
+
+    #[test]
+    fn roundness_is_one_for_a_circle_and_less_for_a_square_or_a_sliver() {
+        let circle: Vec<[f64; 2]> = (0..64)
+            .map(|k| {
+                let a = f64::from(k) * std::f64::consts::TAU / 64.0;
+                [5.0 + 12.0 * a.cos(), -3.0 + 12.0 * a.sin()]
+            })
+            .collect();
+        assert!((super::ring_roundness(&circle) - 1.0).abs() < 0.01);
+        let square = [[0.0, 0.0], [10.0, 0.0], [10.0, 10.0], [0.0, 10.0]];
+        assert!((super::ring_roundness(&square) - std::f64::consts::FRAC_PI_4).abs() < 1e-9);
+        let sliver = [[0.0, 0.0], [40.0, 0.0], [40.0, 2.0], [0.0, 2.0]];
+        assert!(super::ring_roundness(&sliver) < 0.2);
+        assert_eq!(super::ring_roundness(&square[..2]), 0.0);
     }
 
     #[test]

@@ -10,7 +10,7 @@
 //! the gradients; the edge fit in the camera frame (`base_fit`) then decides.
 
 use super::ortho::OrthoView;
-use crate::geometry::polygon::ring_hull;
+use crate::geometry::polygon::{ring_hull, ring_roundness};
 use crate::vision::cv::disc_kernel;
 use crate::vision::{Camera, VisionError};
 use opencv::core::{CV_32F, Mat};
@@ -389,6 +389,17 @@ pub fn miniatures(
 const MIN_BLOB_AREA_MM2: f64 = 250.0;
 const MAX_BLOB_AREA_MM2: f64 = 9000.0;
 
+/// A small bright disc is no miniature (none is round from above at this size): it is a
+/// star's glow on the mat's art or a round cardboard token beside a ship (about 350 mm2).
+/// Such blobs, whose hull is rounder than this and smaller than this (a disc 24 mm across),
+/// are not searched. On the fixed and third rendered 1080p sets (42 tables) they were 197
+/// blobs, one within 30 mm of a ship (its base found from another), and two of them, large
+/// glowing stars on seeds 11 and 21, made doubted bases where no ship was; another made a
+/// rival square 21 mm from seed 114's s1 and halved its confidence. Without them, invented
+/// ships went from 5 to 1 there, and no base was lost or moved.
+const ROUND_BLOB_MAX_AREA_MM2: f64 = 450.0;
+const ROUND_BLOB_MIN_ROUNDNESS: f64 = 0.93;
+
 /// Surround widths (Gaussian sigma, mm) against which a miniature and a hand stand out.
 const MINI_SURROUND_MM: f64 = 20.0;
 const HAND_SURROUND_MM: f64 = 120.0;
@@ -442,11 +453,15 @@ fn blobs_by_size(
         if !(MIN_BLOB_AREA_MM2..=MAX_BLOB_AREA_MM2).contains(&area) {
             continue;
         }
+        let hull = component_hull(&labels, &stats, i, view)?;
+        if area < ROUND_BLOB_MAX_AREA_MM2 && ring_roundness(&hull) > ROUND_BLOB_MIN_ROUNDNESS {
+            continue;
+        }
         let (cx, cy) = (*cents.at_2d::<f64>(i, 0)?, *cents.at_2d::<f64>(i, 1)?);
         out.push(Blob {
             centre: view.to_table(cx, cy),
             area_mm2: area,
-            hull: component_hull(&labels, &stats, i, view)?,
+            hull,
         });
     }
     Ok((out, large))
