@@ -85,8 +85,8 @@ const EDGE_MIN_STEP: f64 = 8.0;
 /// loops (stars, specks of art, 260-400 mm2) cost a single frame a tenth of its time.
 const LOOP_AREAS: [f64; 2] = [0.8, 1.5];
 /// A loop is matched where its inside is grey (the mean's channels within this many sRGB
-/// levels; the simulator's rocks and debris 0-30, its gas clouds about 50, the blue
-/// nebulae's loops 20-80) and not dark (its brightest channel at least this: the star
+/// levels; the simulator's rock and debris tints 0-30 apart, its gas clouds' about 50, the
+/// blue nebulae's loops on seed 124 20-80) and not dark (its brightest channel at least this: the star
 /// fields' loops are 37-57, seed 124's rock 99). On seed 124 that leaves the rock's loop
 /// alone of 36 (a single frame's obstacle search took a seventh longer matching them all).
 const LOOP_MAX_CHROMA: f64 = 25.0;
