@@ -86,9 +86,11 @@ const EDGE_MIN_STEP: f64 = 8.0;
 const LOOP_AREAS: [f64; 2] = [0.8, 1.5];
 /// A loop is matched where its inside is grey (the mean's channels within this many sRGB
 /// levels; the simulator's rock and debris tints 0-30 apart, its gas clouds' about 50, the
-/// blue nebulae's loops on seed 124 20-80) and not dark (its brightest channel at least this: the star
-/// fields' loops are 37-57, seed 124's rock 99). On seed 124 that leaves the rock's loop
-/// alone of 36 (a single frame's obstacle search took a seventh longer matching them all).
+/// blue nebulae's loops on seed 124 20-80) and not dark (its brightest channel at least
+/// this: the star fields' loops are 37-57, seed 124's rock 99). On seed 124 that leaves the
+/// rock's loop alone of 36 (a single frame's obstacle search took a seventh longer
+/// matching them all). The colour is read first: the loops it passes over cost nothing
+/// more, not even their keys for a stream's next search.
 const LOOP_MAX_CHROMA: f64 = 25.0;
 const LOOP_MIN_VALUE: f64 = 60.0;
 /// Mean difference (grey levels) below which a region is faint enough to be grown.
@@ -583,17 +585,17 @@ pub fn find_obstacles_known(
             {
                 continue;
             }
-            let key = RegionKey::of(region, &ortho, &view)?;
-            if was_empty(&key) {
-                empty.push(key);
-                passed_over += 1;
-                continue;
-            }
             // Only a grey face: what the median mixes a coloured mat into (a coloured
             // token differs from it), and not black space's stars.
             let [b, g, r] = segment::mean_colour(&ortho, region)?;
             let (hi, lo) = (b.max(g).max(r), b.min(g).min(r));
             if hi < LOOP_MIN_VALUE || hi - lo > LOOP_MAX_CHROMA {
+                continue;
+            }
+            let key = RegionKey::of(region, &ortho, &view)?;
+            if was_empty(&key) {
+                empty.push(key);
+                passed_over += 1;
                 continue;
             }
             let placed = match again(region) {
