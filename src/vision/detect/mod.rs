@@ -278,16 +278,23 @@ impl Detector<'_> {
             ortho: &ortho,
             grads: &grads,
         };
-        let search = bases::find_bases_known(
-            &views,
-            &self.cal.camera,
-            &self.cal.play_area,
-            self.models,
-            &[],
-            before,
-        )?;
-        let occluders = base_search::occluders(&ortho, &grads.view)?;
-        Ok((search, occluders))
+        // What may be a hand is looked for beside the search, on a core the search's
+        // serial steps leave idle.
+        let (search, occluders) = std::thread::scope(|s| {
+            let occluders = s.spawn(|| base_search::occluders(&ortho, &grads.view));
+            let search = bases::find_bases_known(
+                &views,
+                &self.cal.camera,
+                &self.cal.play_area,
+                self.models,
+                &[],
+                before,
+            );
+            (search, occluders.join())
+        });
+        let occluders =
+            occluders.map_err(|_| VisionError::Invalid("the search for hands failed".into()))??;
+        Ok((search?, occluders))
     }
 }
 
