@@ -87,6 +87,13 @@ fn a_moved_camera_is_caught_and_a_still_one_holds() {
             && !text.contains('\n'),
         "{text}"
     );
+    // Turned by 3 deg (some 60 px, beyond the window about its calibrated place each
+    // marker is first looked for in): the whole frame is searched, and the camera has
+    // still moved.
+    let far = check_table(&frame, &turned(&truth.camera, 3.0), &layout).expect("check");
+    eprintln!("turned 3 deg: {}", far.describe());
+    assert!(far.is_moved(), "{far:?}");
+    assert!(offsets(&far).iter().all(|v| *v > 20.0), "{far:?}");
     // Turned by 0.01 deg (a fifth of a pixel): within what the corners are found to.
     let still = check_table(&frame, &turned(&truth.camera, 0.01), &layout).expect("check");
     eprintln!("turned 0.01 deg: {}", still.describe());
