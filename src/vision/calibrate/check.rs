@@ -223,3 +223,33 @@ fn window(q: &[[f64; 2]; 4], size: Size) -> Option<Rect> {
     (x1 - x0 >= 8.0 && y1 - y0 >= 8.0)
         .then(|| Rect::new(x0 as i32, y0 as i32, (x1 - x0) as i32, (y1 - y0) as i32))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_markers_window_grows_about_it_and_stays_in_the_frame() {
+        let size = Size::new(1920, 1080);
+        // A 40 px marker: grown by 20 + 16 px each way.
+        let q = [
+            [100.0, 200.0],
+            [140.0, 200.0],
+            [140.0, 240.0],
+            [100.0, 240.0],
+        ];
+        assert_eq!(window(&q, size), Some(Rect::new(64, 164, 112, 112)));
+        // Half off the frame's left edge: cut at it.
+        let q = [[-20.0, 500.0], [20.0, 500.0], [20.0, 540.0], [-20.0, 540.0]];
+        assert_eq!(window(&q, size), Some(Rect::new(0, 464, 56, 112)));
+        // Wholly beyond the frame (a camera turned far from where it was calibrated):
+        // no window, the whole frame is searched instead.
+        let q = [
+            [2000.0, 500.0],
+            [2040.0, 500.0],
+            [2040.0, 540.0],
+            [2000.0, 540.0],
+        ];
+        assert_eq!(window(&q, size), None);
+    }
+}
