@@ -765,8 +765,10 @@ mod tests {
     fn heavy_tailed_errors_match_their_sigmas_in_rms() {
         // Nine bases 0.3 mm off and one 1.3 mm off, each with sigma 0.5 mm: nine in ten
         // within one sigma, yet the errors' RMS (0.5) is the sigmas'.
-        let mut all = SceneScore::default();
-        all.ships = (0..9).map(|_| found(0.3, Some(0.5))).collect();
+        let mut all = SceneScore {
+            ships: (0..9).map(|_| found(0.3, Some(0.5))).collect(),
+            ..Default::default()
+        };
         all.ships.push(found(1.3, Some(0.5)));
         let every: Selector = Box::new(|_| true);
         let r = sigma_rms(&all, &every).expect("bases with sigmas");
