@@ -84,9 +84,18 @@ pub struct BaseShape {
     pub art_bias_scale: f64,
     /// Where the silhouette's gradient peak lies outside the true outline (mm): the thin
     /// dark rim between the mat and the token blurs into one line whose two edges push
-    /// each other apart. Measured at the true poses of 57 rendered bases at 1080p
-    /// (median +0.3 to +0.67 mm by size; token edges sit where the rim says).
+    /// each other apart. Measured at the true poses of 57 rendered bases at 1080p (median
+    /// +0.3 to +0.67 mm by size; token edges sit where the rim says), where a camera sees
+    /// a standard table at 0.5-1.1 px per mm. The push is a share of the blur, which is the
+    /// camera's, in pixels: where a millimetre spans more than a pixel the bias is
+    /// `silhouette_bias_px` instead, the smaller. As a constant 0.45 mm it put the
+    /// silhouette at 4K (1.0-1.9 px per mm) about twice as far out as it shows: the small
+    /// bases not flagged lay 0.16 mm on average further from the camera than they stand
+    /// (the side facing it, seen by its silhouette, pulled in; 0.29 mm RMS), and seed 34's
+    /// s1 fitted 7 mm off (doubted); now 0.23 mm RMS, and s1 1.6 mm off.
     pub silhouette_bias_mm: f64,
+    /// See `silhouette_bias_mm` (camera px).
+    pub silhouette_bias_px: f64,
     /// A token edge whose inside is brighter than this (linear grey, 0-255; see
     /// `miniature_inside`) is taken for a miniature's outline: brighter than any printed
     /// colour under the table's light (sRGB 160, as the facing reader's
@@ -120,6 +129,7 @@ impl BaseShape {
             rim_prior_sigma_mm: RIM_PRIOR_SIGMA_MM,
             art_bias_scale: ART_BIAS_SCALE,
             silhouette_bias_mm: SILHOUETTE_BIAS_MM,
+            silhouette_bias_px: SILHOUETTE_BIAS_PX,
             print_max_level: f64::from(linear_level(PRINT_MAX_VALUE)),
         }
     }
@@ -141,8 +151,9 @@ impl BaseShape {
 
 /// The rim between a base's edge and its token, expected before measuring (mm).
 pub const RIM_PRIOR_MM: f64 = 1.8;
-/// See [`BaseShape::silhouette_bias_mm`].
+/// See [`BaseShape::silhouette_bias_mm`]: 0.45 mm up to 1 px per mm, 0.45 px beyond.
 pub const SILHOUETTE_BIAS_MM: f64 = 0.45;
+pub const SILHOUETTE_BIAS_PX: f64 = 0.45;
 /// How far a token's rim may differ from [`RIM_PRIOR_MM`] (1 sigma, mm): the simulator's
 /// tokens leave 1.6 mm (small) and 2.0 mm (medium, large); a real token's has not been
 /// measured yet.
@@ -169,6 +180,10 @@ struct Point {
     sample: usize,
     kind: Kind,
     weight: f64,
+    /// Where the model puts this edge beyond the base's outline (mm, in its plane): the
+    /// silhouette's bias at this point's scale (see `BaseShape::silhouette_bias_mm`), 0 for
+    /// a token edge.
+    bias: f64,
 }
 
 /// The gradient extremum of the wanted polarity within `reach` px of `p` along `m`:
@@ -348,22 +363,31 @@ fn gather(
                 let mut found = false;
                 for kind in [Kind::Outer, Kind::Token] {
                     let (d, z) = match kind {
-                        Kind::Outer if faces_camera => (half + shape.silhouette_bias_mm, 0.0),
-                        Kind::Outer => (half + shape.silhouette_bias_mm, shape.height_mm),
+                        Kind::Outer if faces_camera => (half, 0.0),
+                        Kind::Outer => (half, shape.height_mm),
                         Kind::Token => (half - rim, shape.height_mm),
                     };
-                    let p = [c[0] + d * n[0] + u * t[0], c[1] + d * n[1] + u * t[1]];
-                    let (Some(ip), Some(ip2)) = (
-                        projector.project([p[0], p[1], z]),
-                        projector.project([p[0] + n[0], p[1] + n[1], z]),
+                    let p0 = [c[0] + d * n[0] + u * t[0], c[1] + d * n[1] + u * t[1]];
+                    let (Some(ip0), Some(ip2)) = (
+                        projector.project([p0[0], p0[1], z]),
+                        projector.project([p0[0] + n[0], p0[1] + n[1], z]),
                     ) else {
                         continue;
                     };
-                    let k = (ip2[0] - ip[0]).hypot(ip2[1] - ip[1]);
+                    let k = (ip2[0] - ip0[0]).hypot(ip2[1] - ip0[1]);
                     if k < 1e-6 {
                         continue;
                     }
-                    let m = [(ip2[0] - ip[0]) / k, (ip2[1] - ip[1]) / k];
+                    let m = [(ip2[0] - ip0[0]) / k, (ip2[1] - ip0[1]) / k];
+                    // The silhouette is looked for its bias beyond the outline, at this
+                    // point's scale.
+                    let bias = if kind == Kind::Outer {
+                        (shape.silhouette_bias_px / k).min(shape.silhouette_bias_mm)
+                    } else {
+                        0.0
+                    };
+                    let p = [p0[0] + bias * n[0], p0[1] + bias * n[1]];
+                    let ip = [ip0[0] + bias * k * m[0], ip0[1] + bias * k * m[1]];
                     searched += 1;
                     let reach = (reach_mm * k).max(1.0);
                     let rising = kind == Kind::Outer;
@@ -379,6 +403,7 @@ fn gather(
                             sample: total,
                             kind,
                             weight: strength.sqrt(),
+                            bias,
                         });
                         found = true;
                     }
@@ -428,7 +453,7 @@ pub fn fit_base(
             let a = angle + p.side as f64 * std::f64::consts::FRAC_PI_2;
             let n = [a.cos(), a.sin()];
             let d = match p.kind {
-                Kind::Outer => half + shape.silhouette_bias_mm,
+                Kind::Outer => half + p.bias,
                 Kind::Token => half - rim,
             };
             n[0] * (p.q[0] - c[0]) + n[1] * (p.q[1] - c[1]) - d
