@@ -248,17 +248,14 @@ fn run_detect(a: &BenchDetectArgs) -> anyhow::Result<()> {
     let unsure = crate::judge::UNSURE_CONFIDENCE;
     let groups: [(String, Selector); 4] = [
         ("any sigma (all found)".into(), Box::new(|_| true)),
-        (
-            "sigma < 3 mm".into(),
-            Box::new(|m| m.sigma_mm.is_some_and(|s| s < 3.0)),
-        ),
+        ("sigma < 3 mm".into(), Box::new(under_3_mm)),
         (
             "sigma >= 3 mm (flagged)".into(),
             Box::new(|m| m.sigma_mm.is_some_and(|s| s >= 3.0)),
         ),
         (
             format!("confidence >= {unsure} (not flagged for the judge)"),
-            Box::new(move |m| m.confidence.is_some_and(|c| c >= unsure)),
+            Box::new(not_flagged),
         ),
     ];
     for (label, keep) in &groups {
@@ -282,7 +279,7 @@ fn run_detect(a: &BenchDetectArgs) -> anyhow::Result<()> {
             let sel: Vec<_> = all
                 .ships
                 .iter()
-                .filter(|m| m.size == size && m.confidence.is_some_and(|c| c >= unsure))
+                .filter(|m| m.size == size && not_flagged(m))
                 .collect();
             if sel.is_empty() {
                 return format!("{} none", size.name());
@@ -415,6 +412,17 @@ fn roll_every_ship(scene: &crate::scene::Scene, models: &Models) {
 /// Which matched ships a summary line covers.
 type Selector = Box<dyn Fn(&crate::vision::detect::score::ShipMatch) -> bool>;
 
+/// Whether judge mode takes the base as found, without asking to check it by eye.
+fn not_flagged(m: &crate::vision::detect::score::ShipMatch) -> bool {
+    m.confidence
+        .is_some_and(|c| c >= crate::judge::UNSURE_CONFIDENCE)
+}
+
+/// Whether detection reports the base within 3 mm (1 sigma).
+fn under_3_mm(m: &crate::vision::detect::score::ShipMatch) -> bool {
+    m.sigma_mm.is_some_and(|s| s < 3.0)
+}
+
 fn rms(v: impl Iterator<Item = f64>) -> (f64, f64) {
     let v: Vec<f64> = v.collect();
     if v.is_empty() {
@@ -431,16 +439,9 @@ fn rms(v: impl Iterator<Item = f64>) -> (f64, f64) {
 /// a judge is not asked to check (a flagged base's sigma says it may be on the wrong
 /// edges altogether, not how far its fit scatters), and for those under 3 mm.
 fn print_sigma_rms(all: &SceneScore) -> anyhow::Result<()> {
-    let unsure = crate::judge::UNSURE_CONFIDENCE;
     let groups: [(&str, Selector); 2] = [
-        (
-            "not flagged",
-            Box::new(move |m| m.confidence.is_some_and(|c| c >= unsure)),
-        ),
-        (
-            "sigma < 3 mm",
-            Box::new(|m| m.sigma_mm.is_some_and(|s| s < 3.0)),
-        ),
+        ("not flagged", Box::new(not_flagged)),
+        ("sigma < 3 mm", Box::new(under_3_mm)),
     ];
     let parts: Vec<String> = groups
         .iter()

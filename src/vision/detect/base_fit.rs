@@ -92,7 +92,7 @@ pub struct BaseShape {
     /// silhouette at 4K (1.0-1.9 px per mm) about twice as far out as it shows: the small
     /// bases not flagged lay 0.16 mm on average further from the camera than they stand
     /// (the side facing it, seen by its silhouette, pulled in; 0.29 mm RMS), and seed 34's
-    /// s1 fitted 7 mm off (doubted); now 0.23 mm RMS, and s1 1.6 mm off.
+    /// s3 fitted 7 mm off (doubted); now 0.23 mm RMS, and s3 0.25 mm off.
     pub silhouette_bias_mm: f64,
     /// See `silhouette_bias_mm` (camera px).
     pub silhouette_bias_px: f64,
