@@ -18,6 +18,7 @@
 use super::base_search::MiniMask;
 use crate::geometry::pose::angle_diff_deg;
 use crate::vision::Camera;
+use crate::vision::calibrate::scale::px_per_mm;
 use crate::vision::camera::PointProjector;
 use opencv::core::{Mat, Vec3b};
 use opencv::prelude::*;
@@ -103,6 +104,21 @@ const SAMPLE_WEIGHT: f64 = 0.25;
 /// corner. Samples where a miniature is seen (`hidden`) say nothing; a direction whose
 /// front is hidden is neither favoured nor ruled out, so the confidence (the posterior of
 /// the best direction over the runner-up) stays low when the evidence is gone.
+///
+/// The vote is read at the fitted pose and at six poses about it, half a camera pixel
+/// (`JITTER_PX`) along either table axis and as much at the token's edge turned either
+/// way, and their posteriors averaged: the strips are a pixel or two wide at 1080p, and
+/// read at one pose alone a small base's vote could swing with the fit. Of the 383 bases
+/// found on the five rendered sets of scripts/detect-report.sh (and three more 4K tables),
+/// each read again at six poses 0.4 mm or 0.5 deg about its fit, 11 had a read choosing
+/// another direction, 4 of them with a confidence over 0.5 (the second set's seed 66 s7:
+/// 0.79 its right way at its fit, 0.68 half a turn off 0.4 mm away; a fit 0.3 deg
+/// different reported it the wrong way with confidence 0.88); averaged, 9 and none (at
+/// most 0.45). On those sets every base found faces as before but one (flagged, now
+/// right), and 42 confidences moved, by 0.17 at most: one crossed the judge's line (the
+/// fixed set's seed 2 s4, 1.25 mm and 1.4 deg off, from 0.65 to 0.48), the facing doubt
+/// came to 6 bases (one, at 4K, 0.95 to 0.85) and left 3 (one facing wrong at 4K, still
+/// flagged for five other doubts).
 pub fn facing(
     frame: &Mat,
     camera: &Camera,
@@ -121,6 +137,63 @@ pub fn facing(
         hull: None,
     };
     top.hull = hull_chromaticity(&top, centre, angle, half_token);
+    let glow = engine_glow(frame, &projector, centre, half_token, z);
+    let jitter_mm = px_per_mm(camera, centre, z).map_or(0.0, |k| JITTER_PX / k.max(1e-3));
+    let turn = jitter_mm / half_token.max(1.0);
+    let poses = [
+        (0.0, 0.0, 0.0),
+        (jitter_mm, 0.0, 0.0),
+        (-jitter_mm, 0.0, 0.0),
+        (0.0, jitter_mm, 0.0),
+        (0.0, -jitter_mm, 0.0),
+        (0.0, 0.0, turn),
+        (0.0, 0.0, -turn),
+    ];
+    let mut post = [0.0f64; 4];
+    let mut denied = [0usize; 4];
+    for (dx, dy, da) in poses {
+        let read = vote(
+            &top,
+            [centre[0] + dx, centre[1] + dy],
+            angle + da,
+            half_token,
+            glow,
+        );
+        for k in 0..4 {
+            post[k] += read.post[k] / poses.len() as f64;
+            denied[k] += usize::from(read.denied[k]);
+        }
+    }
+    let mut order = [0usize, 1, 2, 3];
+    order.sort_by(|a, b| post[*b].total_cmp(&post[*a]));
+    let k = order[0];
+    let margin = (post[k] - post[order[1]]).clamp(0.0, 1.0);
+    // Denied at most of the poses (see `FRONT_IN_VIEW`).
+    let front_denied = 2 * denied[k] > poses.len();
+    Facing {
+        k,
+        confidence: if front_denied {
+            margin.min(DENIED_CONFIDENCE)
+        } else {
+            margin
+        },
+        scores: post,
+    }
+}
+
+/// How far (camera px) the poses [`facing`] reads about the fitted one lie from it.
+const JITTER_PX: f64 = 0.5;
+
+/// One pose's vote: each direction's posterior, and whether its front strip, in view,
+/// denies being the front (see `FRONT_IN_VIEW`).
+struct Vote {
+    post: [f64; 4],
+    denied: [bool; 4],
+}
+
+/// The vote at one pose (see [`facing`]); `glow` is the direction of the miniature's
+/// engine glow, where one shows.
+fn vote(top: &TokenTop, centre: [f64; 2], angle: f64, half_token: f64, glow: Option<f64>) -> Vote {
     // Per side i (outward normal angle + i * 90 deg), the colourfulness of each visible
     // sample.
     let mut chromas: [Vec<f64>; 4] = Default::default();
@@ -143,8 +216,7 @@ pub fn facing(
     let col = chromas
         .each_ref()
         .map(|strip| strip.iter().filter(|v| **v > threshold).count() as f64);
-    let disc = disc_counts(&top, centre, angle, half_token);
-    let glow = engine_glow(frame, &projector, centre, half_token, z);
+    let disc = disc_counts(top, centre, angle, half_token);
     // Tempered binomial log-likelihoods. (Tried and dropped on 199 rendered bases: letting a
     // printed feature go unseen, a mixture of showing and not, turned 3-9 more the wrong way,
     // since a disc's corner in view without orange is evidence; letting a strip that is not
@@ -167,26 +239,17 @@ pub fn facing(
         }
     }
     let best = logp.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    let w: Vec<f64> = logp.iter().map(|l| (l - best).exp()).collect();
+    let w = logp.map(|l| (l - best).exp());
     let sum: f64 = w.iter().sum();
-    let post: [f64; 4] = [w[0] / sum, w[1] / sum, w[2] / sum, w[3] / sum];
-    let mut order = [0usize, 1, 2, 3];
-    order.sort_by(|a, b| post[*b].total_cmp(&post[*a]));
-    let k = order[0];
-    let margin = (post[k] - post[order[1]]).clamp(0.0, 1.0);
     // The chosen front strip is in view and not shaded like a front arc, and no disc says
     // otherwise: chosen because the other sides look even less like a front.
-    let front_denied = seen[k] >= FRONT_IN_VIEW
-        && col[k] < FRONT_MIN_SHARE * seen[k]
-        && disc[k].1 < DISC_MIN_ORANGE;
-    Facing {
-        k,
-        confidence: if front_denied {
-            margin.min(DENIED_CONFIDENCE)
-        } else {
-            margin
-        },
-        scores: post,
+    Vote {
+        post: w.map(|v| v / sum),
+        denied: std::array::from_fn(|k| {
+            seen[k] >= FRONT_IN_VIEW
+                && col[k] < FRONT_MIN_SHARE * seen[k]
+                && disc[k].1 < DISC_MIN_ORANGE
+        }),
     }
 }
 
