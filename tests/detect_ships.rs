@@ -1423,10 +1423,14 @@ fn a_base_few_pixels_wide_says_its_heading_is_uncertain() {
 // middle: its outline fit settled 1.94 deg off (its rim pulled to 1.1 mm against 2.0) with
 // sigma 0.26 deg and confidence 1.00 (camera calibrated from its images), while its arc
 // lines, all four stretches in view, said 1.88 deg the other way; lines that disagree with
-// the outline were dropped without a word. They now mark the heading as doubted
-// (`SecondHeading`) with a sigma as wide as they differ. On the fixed, second and 4K sets
-// this is the only base they disagree on. (With the true camera, as here, no hashmark is
-// seen either, and that doubts it too; the second heading is the lines' alone.)
+// the outline were dropped without a word. They then marked the heading as doubted
+// (`SecondHeading`) with a sigma as wide as they differ; on the fixed, second and 4K sets
+// this was the only base they disagreed on. Since the thirty-fourth session the outline's
+// heading sigma covers how far its fit turns on the token edges beside dark print alone
+// (`bases::dark_print_turn`), against which the lines agree, and the two are fused: 0.10
+// deg off, sigma 0.10 deg, confidence 1.00 (the centre, fused with the lines' crossing,
+// 0.01 mm off). Either way the heading must lie within its sigma, and a heading more than
+// a degree off must be doubted.
 #[test]
 fn arc_lines_that_disagree_with_the_outline_doubt_its_heading() {
     use hashmark::scene::Doubt;
@@ -1449,11 +1453,15 @@ fn arc_lines_that_disagree_with_the_outline_doubt_its_heading() {
         "{:+.2} deg off with sigma {sigma:.2}",
         m.heading_error_deg
     );
-    assert!(
-        confidence < hashmark::judge::UNSURE_CONFIDENCE && m.doubts.contains(&Doubt::SecondHeading),
-        "confidence {confidence:.2}, doubts {:?}",
-        m.doubts
-    );
+    if m.heading_error_deg.abs() > 1.0 {
+        assert!(
+            confidence < hashmark::judge::UNSURE_CONFIDENCE
+                && m.doubts.contains(&Doubt::SecondHeading),
+            "{:+.2} deg off: confidence {confidence:.2}, doubts {:?}",
+            m.heading_error_deg,
+            m.doubts
+        );
+    }
 }
 
 // Seed 120's s2 (the third rendered set) is a small base at the play area's edge under a
@@ -2471,5 +2479,42 @@ fn a_stars_glow_starts_no_ship() {
             "seed {seed}: missed {:?}",
             s.missed_ships
         );
+    }
+}
+
+/// A heading that rests on token edges beside light print turns without them, and says so.
+/// Seed 130 (third rendered set) at 1080p with a wide lens, its small bases 22-25 px a
+/// side: with the true camera s1 and s3 were fitted 2.25 and 1.59 deg off with sigmas of
+/// 0.95 and 0.86 deg and confidences of 0.80 and 0.92 (through the camera calibrated from
+/// its images, 2.2 and 1.6 deg, 0.79 and 0.92). Fitted on the token edges beside dark print
+/// alone they turn 1.5 deg or more (see `bases::dark_print_turn`): measured, s1 sigma
+/// 2.14 deg, confidence 0.40; s3 1.15 deg off (its arc lines now weigh more), sigma 1.00,
+/// confidence 0.46.
+#[test]
+fn a_heading_resting_on_steps_beside_light_print_is_doubted() {
+    let (truth, scene) = detected(130);
+    let s = score(&truth.scene, &scene, Models::builtin());
+    for id in ["s1", "s3"] {
+        let m = s
+            .ships
+            .iter()
+            .find(|m| m.id == id)
+            .unwrap_or_else(|| panic!("{id} not found: missed {:?}", s.missed_ships));
+        let (sigma_deg, confidence) = (
+            m.sigma_deg.expect("sigma_deg"),
+            m.confidence.expect("confidence"),
+        );
+        eprintln!(
+            "{id}: {:.2} mm, {:+.2} deg off; sigma {sigma_deg:.2} deg, confidence {confidence:.2}",
+            m.centre_error_mm, m.heading_error_deg
+        );
+        if m.heading_error_deg.abs() > 1.0 {
+            assert!(
+                confidence < hashmark::judge::UNSURE_CONFIDENCE
+                    && m.heading_error_deg.abs() <= 1.5 * sigma_deg,
+                "{id} {:+.2} deg off with sigma {sigma_deg:.2} and confidence {confidence:.2}",
+                m.heading_error_deg
+            );
+        }
     }
 }
