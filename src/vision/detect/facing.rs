@@ -241,8 +241,9 @@ fn vote(top: &TokenTop, centre: [f64; 2], angle: f64, half_token: f64, glow: Opt
     let best = logp.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     let w = logp.map(|l| (l - best).exp());
     let sum: f64 = w.iter().sum();
-    // The chosen front strip is in view and not shaded like a front arc, and no disc says
-    // otherwise: chosen because the other sides look even less like a front.
+    // A direction whose front strip is in view and not shaded like a front arc, with no
+    // disc to say otherwise, would be chosen only because the other sides look even less
+    // like a front.
     Vote {
         post: w.map(|v| v / sum),
         denied: std::array::from_fn(|k| {
