@@ -1796,9 +1796,11 @@ fn dark_miniatures_and_bare_bases() {
         }
         measured.push((kind, found, wrong.len(), invented_sure));
     }
-    // No worse than measured (see above): of 161 ships, 150 and 158 found; one and no
-    // base not flagged but wrong, one invented ship not flagged at most.
-    for ((kind, found, wrong, invented), (least, most)) in measured.iter().zip([(150, 1), (158, 0)])
+    // No worse than measured (see above): of 161 ships, 150 and 158 found; no base not
+    // flagged but wrong (one dark-miniature base, 1.56 mm off, until the thirty-fourth
+    // session's facing vote and dark-print turn; not flagged then 92 of them, 0.27 mm and
+    // 0.43 deg RMS, from 96, 0.34 and 0.50), one invented ship not flagged at most.
+    for ((kind, found, wrong, invented), (least, most)) in measured.iter().zip([(150, 0), (158, 0)])
     {
         assert!(
             *found >= least && *wrong <= most && *invented <= 1,
