@@ -1016,11 +1016,23 @@ fn heading_spread(grey: &Grey, camera: &Camera, shape: &BaseShape, fit: &BaseFit
 /// other base (seed 71's s7, 0.09 mm and 0.9 deg off, turning 1.6 deg); a fit that left
 /// nothing out turns not at all.
 fn unmasked_turn(grey: &Grey, camera: &Camera, shape: &BaseShape, fit: &BaseFit) -> f64 {
-    let unmasked = BaseShape {
-        print_max_level: f64::INFINITY,
+    turn_at_print_level(grey, camera, shape, fit, f64::INFINITY)
+}
+
+/// How far (deg) the polished fit turns when fitted again with `print_max_level` as the
+/// brightest a token edge's inside may be (see `BaseShape::print_max_level`).
+fn turn_at_print_level(
+    grey: &Grey,
+    camera: &Camera,
+    shape: &BaseShape,
+    fit: &BaseFit,
+    print_max_level: f64,
+) -> f64 {
+    let refit = BaseShape {
+        print_max_level,
         ..*shape
     };
-    fit_twice(grey, camera, &unmasked, fit.guess(), fit.centre)
+    fit_twice(grey, camera, &refit, fit.guess(), fit.centre)
         .map_or(0.0, |f| quarter_turn_deg(f.angle, fit.angle))
 }
 
@@ -1041,12 +1053,8 @@ fn unmasked_turn(grey: &Grey, camera: &Camera, shape: &BaseShape, fit: &BaseFit)
 /// deg or more off, 5 within 0.4), at 92 6 (4 and 2), at 100 4 (3 and 1), at 120 one
 /// (0.83 deg off). The 4K set and three more 4K tables are unchanged.
 fn dark_print_turn(grey: &Grey, camera: &Camera, shape: &BaseShape, fit: &BaseFit) -> f64 {
-    let dark = BaseShape {
-        print_max_level: f64::from(crate::vision::edges::linear_level(DARK_PRINT_MAX_VALUE)),
-        ..*shape
-    };
-    fit_twice(grey, camera, &dark, fit.guess(), fit.centre)
-        .map_or(0.0, |f| quarter_turn_deg(f.angle, fit.angle))
+    let level = f64::from(crate::vision::edges::linear_level(DARK_PRINT_MAX_VALUE));
+    turn_at_print_level(grey, camera, shape, fit, level)
 }
 
 /// See [`dark_print_turn`] (sRGB).
