@@ -4,6 +4,7 @@
 pub mod aruco;
 pub mod calibrate;
 pub mod camera;
+pub mod components;
 pub mod cv;
 pub mod detect;
 pub mod edges;

@@ -11,6 +11,7 @@
 
 use super::ortho::OrthoView;
 use crate::geometry::polygon::{ring_hull, ring_roundness};
+use crate::vision::components::Components;
 use crate::vision::cv::disc_kernel;
 use crate::vision::{Camera, VisionError};
 use opencv::core::{CV_32F, Mat};
@@ -427,21 +428,14 @@ fn blobs_by_size(
         0.0,
         imgproc::INTER_LINEAR,
     )?;
-    let (labels, stats, cents, n) = bright_components(f, &bg, view)?;
+    let comps = bright_components(f, &bg, view)?;
     let px_area = view.mm_per_px * view.mm_per_px;
     let mut out = Vec::new();
     let mut large = Vec::new();
-    for i in 1..n {
-        let area = f64::from(*stats.at_2d::<i32>(i, imgproc::CC_STAT_AREA)?) * px_area;
+    for i in 1..comps.count() {
+        let area = f64::from(comps.area(i)?) * px_area;
         if area > 12000.0 {
-            let (l, t) = (
-                *stats.at_2d::<i32>(i, imgproc::CC_STAT_LEFT)?,
-                *stats.at_2d::<i32>(i, imgproc::CC_STAT_TOP)?,
-            );
-            let (w, h) = (
-                *stats.at_2d::<i32>(i, imgproc::CC_STAT_WIDTH)?,
-                *stats.at_2d::<i32>(i, imgproc::CC_STAT_HEIGHT)?,
-            );
+            let [l, t, w, h] = comps.bounds(i)?;
             let a = view.to_table(f64::from(l), f64::from(t + h));
             let b = view.to_table(f64::from(l + w), f64::from(t));
             large.push([a[0], a[1], b[0], b[1]]);
@@ -450,11 +444,11 @@ fn blobs_by_size(
         if !(MIN_BLOB_AREA_MM2..=MAX_BLOB_AREA_MM2).contains(&area) {
             continue;
         }
-        let hull = component_hull(&labels, &stats, i, view)?;
+        let hull = component_hull(&comps, i, view)?;
         if area < ROUND_BLOB_MAX_AREA_MM2 && ring_roundness(&hull) > ROUND_BLOB_MIN_ROUNDNESS {
             continue;
         }
-        let (cx, cy) = (*cents.at_2d::<f64>(i, 0)?, *cents.at_2d::<f64>(i, 1)?);
+        let [cx, cy] = comps.centroid(i)?;
         out.push(Blob {
             centre: view.to_table(cx, cy),
             area_mm2: area,
@@ -492,7 +486,7 @@ pub fn filled_blobs(
         px(MAT_SMOOTH_MM),
     )?;
     imgproc::resize(&smooth, &mut bg, f.size()?, 0.0, 0.0, imgproc::INTER_LINEAR)?;
-    let (labels, stats, cents, n) = bright_components(f, &bg, view)?;
+    let comps = bright_components(f, &bg, view)?;
     let (w, h) = (view.width, view.height);
     let label_at = |p: [f64; 2]| -> i32 {
         let [c, r] = view.to_pixel(p[0], p[1]);
@@ -500,10 +494,7 @@ pub fn filled_blobs(
         if !(c >= 0.0 && r >= 0.0 && c < f64::from(w) && r < f64::from(h)) {
             return 0;
         }
-        labels
-            .at_2d::<i32>(r as i32, c as i32)
-            .copied()
-            .unwrap_or(0)
+        comps.at(c as i32, r as i32)
     };
     // The region each blob lies in: its centre's, or, where its centre falls outside
     // it (a crescent's), its hull's first point that is in one.
@@ -519,8 +510,8 @@ pub fn filled_blobs(
         .collect();
     let px_area = view.mm_per_px * view.mm_per_px;
     let mut out = Vec::new();
-    for i in 1..n {
-        let area = f64::from(*stats.at_2d::<i32>(i, imgproc::CC_STAT_AREA)?) * px_area;
+    for i in 1..comps.count() {
+        let area = f64::from(comps.area(i)?) * px_area;
         if !(MIN_BLOB_AREA_MM2..=MAX_BLOB_AREA_MM2).contains(&area) {
             continue;
         }
@@ -529,12 +520,12 @@ pub fn filled_blobs(
         if area < FILLED_MIN_GROWTH * seen {
             continue;
         }
-        let (cx, cy) = (*cents.at_2d::<f64>(i, 0)?, *cents.at_2d::<f64>(i, 1)?);
+        let [cx, cy] = comps.centroid(i)?;
         out.push((
             Blob {
                 centre: view.to_table(cx, cy),
                 area_mm2: area,
-                hull: component_hull(&labels, &stats, i, view)?,
+                hull: component_hull(&comps, i, view)?,
             },
             parts,
         ));
@@ -578,12 +569,8 @@ impl Greys {
 }
 
 /// The bright regions of `f` against a background `bg` (as `blobs_by_size` marks them),
-/// labelled: labels, stats, centroids and the label count.
-fn bright_components(
-    f: &Mat,
-    bg: &Mat,
-    view: &OrthoView,
-) -> Result<(Mat, Mat, Mat, i32), VisionError> {
+/// labelled.
+fn bright_components(f: &Mat, bg: &Mat, view: &OrthoView) -> Result<Components, VisionError> {
     let (w, h) = (view.width, view.height);
     let mut mask =
         Mat::new_rows_cols_with_default(h, w, opencv::core::CV_8U, opencv::core::Scalar::all(0.0))?;
@@ -597,34 +584,28 @@ fn bright_components(
         }
     }
     let mut opened = Mat::default();
-    imgproc::morphology_ex_def(&mask, &mut opened, imgproc::MORPH_OPEN, &disc_kernel(5)?)?;
-    let (mut labels, mut stats, mut cents) = (Mat::default(), Mat::default(), Mat::default());
-    let n =
-        imgproc::connected_components_with_stats_def(&opened, &mut labels, &mut stats, &mut cents)?;
-    Ok((labels, stats, cents, n))
+    let kernel = disc_kernel(5)?;
+    imgproc::morphology_ex_def(&mask, &mut opened, imgproc::MORPH_OPEN, &kernel)?;
+    // Each region left holds the kernel whole (or touches the view's edge).
+    Components::of(&opened, opencv::core::count_non_zero(&kernel)?)
 }
 
-/// The convex hull (table mm) of connected component `i` of `labels`: of each row's first
-/// and last pixel of it, which is all a convex hull needs.
+/// The convex hull (table mm) of connected component `i`: of each row's first and last
+/// pixel of it, which is all a convex hull needs.
 fn component_hull(
-    labels: &Mat,
-    stats: &Mat,
+    comps: &Components,
     i: i32,
     view: &OrthoView,
 ) -> Result<Vec<[f64; 2]>, VisionError> {
-    let at = |k| stats.at_2d::<i32>(i, k).copied();
-    let (l, t) = (at(imgproc::CC_STAT_LEFT)?, at(imgproc::CC_STAT_TOP)?);
-    let (w, h) = (at(imgproc::CC_STAT_WIDTH)?, at(imgproc::CC_STAT_HEIGHT)?);
+    let [l, t, w, h] = comps.bounds(i)?;
     let mut ends = Vec::new();
     for r in t..t + h {
-        let row = labels.at_row::<i32>(r)?;
-        let Some(span) = row.get(l.max(0) as usize..(l + w).max(0) as usize) else {
-            continue;
-        };
-        let first = span.iter().position(|v| *v == i);
-        let last = span.iter().rposition(|v| *v == i);
+        let row = comps.row(r)?;
+        let mut span = (l.max(0)..(l + w).max(0)).filter(|c| row.get(*c as usize) == Some(i));
+        let first = span.next();
+        let last = span.last().or(first);
         for c in first.into_iter().chain(last) {
-            ends.push(view.to_table(f64::from(l) + c as f64, f64::from(r)));
+            ends.push(view.to_table(f64::from(c), f64::from(r)));
         }
     }
     Ok(ring_hull(&ends))
@@ -771,6 +752,8 @@ pub struct Body {
 pub struct MiniMask {
     mask: Mat,
     view: OrthoView,
+    /// Each part of the mask has at least this many pixels (see `Components::of`).
+    least_area_px: i32,
 }
 
 impl MiniMask {
@@ -797,10 +780,13 @@ impl MiniMask {
         let mut opened = Mat::default();
         imgproc::morphology_ex_def(&mask, &mut opened, imgproc::MORPH_OPEN, &disc_kernel(3)?)?;
         let mut grown = Mat::default();
-        imgproc::dilate_def(&opened, &mut grown, &disc_kernel(2 * grow + 1)?)?;
+        let kernel = disc_kernel(2 * grow + 1)?;
+        imgproc::dilate_def(&opened, &mut grown, &kernel)?;
         Ok(MiniMask {
             mask: grown,
             view: *view,
+            // Each part is grown from a pixel by the kernel (see `Components::of`).
+            least_area_px: opencv::core::count_non_zero(&kernel)?,
         })
     }
 
@@ -890,31 +876,23 @@ impl MiniMask {
         ortho: &Mat,
         min_area_mm2: f64,
     ) -> Result<Vec<([f64; 2], f64, Ground)>, VisionError> {
-        let (mut labels, mut stats, mut cents) = (Mat::default(), Mat::default(), Mat::default());
-        let n = imgproc::connected_components_with_stats_def(
-            &self.mask,
-            &mut labels,
-            &mut stats,
-            &mut cents,
-        )?;
+        let comps = Components::of(&self.mask, self.least_area_px)?;
         let px_area = self.view.mm_per_px * self.view.mm_per_px;
         let reach = (GROUND_MM / self.view.mm_per_px).ceil() as i32;
         let mut out = Vec::new();
-        for i in 1..n {
-            let area = f64::from(*stats.at_2d::<i32>(i, imgproc::CC_STAT_AREA)?) * px_area;
+        for i in 1..comps.count() {
+            let area = f64::from(comps.area(i)?) * px_area;
             if area < min_area_mm2 {
                 continue;
             }
-            let at = |k| stats.at_2d::<i32>(i, k).copied();
-            let (l, t) = (at(imgproc::CC_STAT_LEFT)?, at(imgproc::CC_STAT_TOP)?);
-            let (w, h) = (at(imgproc::CC_STAT_WIDTH)?, at(imgproc::CC_STAT_HEIGHT)?);
+            let [l, t, w, h] = comps.bounds(i)?;
             // The ground: what lies within reach of the body's box and is no body.
             let (mut n_all, mut n_coloured) = (0usize, 0usize);
             for r in (t - reach).max(0)..(t + h + reach).min(self.view.height) {
-                let lab = labels.at_row::<i32>(r)?;
+                let lab = comps.row(r)?;
                 let row = ortho.at_row::<opencv::core::Vec3b>(r)?;
                 for c in (l - reach).max(0)..(l + w + reach).min(self.view.width) {
-                    let (Some(&lb), Some(p)) = (lab.get(c as usize), row.get(c as usize)) else {
+                    let (Some(lb), Some(p)) = (lab.get(c as usize), row.get(c as usize)) else {
                         continue;
                     };
                     if lb != 0 {
@@ -928,7 +906,7 @@ impl MiniMask {
                     }
                 }
             }
-            let (cx, cy) = (*cents.at_2d::<f64>(i, 0)?, *cents.at_2d::<f64>(i, 1)?);
+            let [cx, cy] = comps.centroid(i)?;
             out.push((
                 self.view.to_table(cx, cy),
                 area,
