@@ -1,14 +1,16 @@
 //! Connected components of a binary mask, labelled as narrowly as the mask allows.
 //!
-//! The base search labels three masks of the play area's orthophoto a frame (the bright
-//! blobs against two surroundings and the whole miniatures), and OpenCV 4.6 took about
-//! 5.4 ms for each at 935 x 935 px with 32-bit labels and 1.9 ms with 16-bit ones (one
-//! core; 3.0 against 2.0 with both), most of a stream's search. 16-bit labels hold 65535
-//! components, and OpenCV does not say when a mask holds more. After an opening or a
-//! dilation by a kernel of `least_area_px` pixels every component holds the kernel whole,
-//! or touches the mask's edge where the kernel reached past it; so a mask holds no more
-//! than its pixels over that plus one component per two edge pixels, and where that bound
-//! fits 16-bit labels are used, 32-bit ones where it does not (an epic table's view).
+//! A stream's base search labels four masks of the play area's orthophoto a frame (bright
+//! blobs against a miniature's and a hand's surroundings, whole miniatures, the miniature
+//! mask's bodies), and OpenCV 4.6 took about 5.4 ms for one at 935 x 935 px with 32-bit
+//! labels and 1.9 ms with 16-bit ones (one core; 3.0 against 2.0 with both): a third of
+//! the search. 16-bit labels hold 65535 components, and OpenCV does not check: given more,
+//! 4.6 writes past its tables and the process dies (test `a_mask_too_fine_for_16_bits_gets_32`
+//! without the bound below). After an opening or a dilation by a kernel of `least_area_px`
+//! pixels every component holds the kernel whole, or touches the mask's edge where the
+//! kernel reached past it; so a mask holds no more than its pixels over that plus one
+//! component per two edge pixels. Where that bound fits, labels are 16-bit; where it does
+//! not (an epic table's view), 32-bit.
 
 use super::VisionError;
 use opencv::core::{CV_16U, CV_32S, Mat};

@@ -603,7 +603,7 @@ fn component_hull(
         let row = comps.row(r)?;
         let mut span = (l.max(0)..(l + w).max(0)).filter(|c| row.get(*c as usize) == Some(i));
         let first = span.next();
-        let last = span.last().or(first);
+        let last = span.next_back().or(first);
         for c in first.into_iter().chain(last) {
             ends.push(view.to_table(f64::from(c), f64::from(r)));
         }
