@@ -6,11 +6,15 @@
 //! labels and 1.9 ms with 16-bit ones (one core; 3.0 against 2.0 with both): a third of
 //! the search. 16-bit labels hold 65535 components, and OpenCV does not check: given more,
 //! 4.6 writes past its tables and the process dies (test `a_mask_too_fine_for_16_bits_gets_32`
-//! without the bound below). After an opening or a dilation by a kernel of `least_area_px`
-//! pixels every component holds the kernel whole, or touches the mask's edge where the
-//! kernel reached past it; so a mask holds no more than its pixels over that plus one
-//! component per two edge pixels. Where that bound fits, labels are 16-bit; where it does
-//! not (an epic table's view), 32-bit.
+//! without the bound below).
+//!
+//! The bound: after an opening or a dilation by a kernel every component holds the kernel
+//! whole, or touches the mask's edge where the kernel reached past it. Two components are
+//! never 8-adjacent, so each grown by one pixel right and down covers pixels no other
+//! does, at least the kernel so grown where it held the kernel: a mask holds no more
+//! components than its pixels (one row and column more) over that area, plus one per two
+//! edge pixels. Where that fits, labels are 16-bit (an epic table's 1850 x 935 px view
+//! opened by a 5 px disc: at most 64 700), else 32-bit.
 
 use super::VisionError;
 use opencv::core::{CV_16U, CV_32S, Mat};
@@ -44,11 +48,11 @@ impl LabelRow<'_> {
 }
 
 impl Components {
-    /// Labels `mask` (8-bit, non-zero the foreground), every component of which has at
-    /// least `least_area_px` pixels or touches the mask's edge.
-    pub fn of(mask: &Mat, least_area_px: i32) -> Result<Components, VisionError> {
+    /// Labels `mask` (8-bit, non-zero the foreground), opened or dilated by `kernel`.
+    pub fn of(mask: &Mat, kernel: &Mat) -> Result<Components, VisionError> {
         let (rows, cols) = (i64::from(mask.rows()), i64::from(mask.cols()));
-        let most = rows * cols / i64::from(least_area_px.max(1)) + rows + cols + 1;
+        let spaced = grown_area(kernel)?.max(1);
+        let most = (rows + 1) * (cols + 1) / spaced + rows + cols + 1;
         let narrow = most <= i64::from(u16::MAX);
         let (mut labels, mut stats, mut centroids) =
             (Mat::default(), Mat::default(), Mat::default());
@@ -123,6 +127,22 @@ impl Components {
     }
 }
 
+/// The area (px) of `kernel` grown by one pixel right and down: what a component holding
+/// it covers, at least, apart from every other (see the module's doc).
+fn grown_area(kernel: &Mat) -> Result<i64, VisionError> {
+    let mut cells = std::collections::HashSet::new();
+    for r in 0..kernel.rows() {
+        for (c, v) in kernel.at_row::<u8>(r)?.iter().enumerate() {
+            if *v != 0 {
+                for (dr, dc) in [(0, 0), (0, 1), (1, 0), (1, 1)] {
+                    cells.insert((r + dr, c + dc));
+                }
+            }
+        }
+    }
+    Ok(cells.len() as i64)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -138,21 +158,29 @@ mod tests {
         m
     }
 
+    /// A kernel of one pixel: grown right and down, 4 px.
+    fn dot() -> Mat {
+        Mat::new_rows_cols_with_default(1, 1, opencv::core::CV_8U, Scalar::all(1.0)).expect("dot")
+    }
+
     #[test]
     fn narrow_and_wide_labels_say_the_same() {
         let m = mask(
-            400,
-            300,
+            600,
+            500,
             &[
                 Rect::new(5, 5, 10, 20),
                 Rect::new(40, 30, 30, 10),
                 Rect::new(100, 60, 5, 5),
             ],
         );
-        // 120 000 px over 25 px fits 16 bits; over 0 px (no bound) it does not.
+        // 300 000 px opened by a 5 px disc fit 16 bits; by one pixel they do not.
+        let disc = crate::vision::cv::disc_kernel(5).expect("disc");
+        assert_eq!(grown_area(&dot()).expect("dot"), 4);
+        assert!(grown_area(&disc).expect("disc") > 25);
         let (narrow, wide) = (
-            Components::of(&m, 25).expect("narrow"),
-            Components::of(&m, 0).expect("wide"),
+            Components::of(&m, &disc).expect("narrow"),
+            Components::of(&m, &dot()).expect("wide"),
         );
         assert!(narrow.narrow && !wide.narrow);
         assert_eq!(narrow.count(), 4);
@@ -168,8 +196,8 @@ mod tests {
             assert_eq!(c.at(-1, 3), 0);
             assert_eq!(c.at(500, 3), 0);
         }
-        for r in 0..300 {
-            for col in 0..400 {
+        for r in 0..500 {
+            for col in 0..600 {
                 assert_eq!(narrow.at(col, r), wide.at(col, r), "({col}, {r})");
             }
         }
@@ -177,8 +205,9 @@ mod tests {
 
     #[test]
     fn a_mask_too_fine_for_16_bits_gets_32() {
-        // Single pixels two apart: 75 000 components in 300 000 px. Told each has at least
-        // one pixel, the labels are 32-bit, and every component keeps its own.
+        // Single pixels two apart: 75 000 components in 300 000 px, as many as the bound
+        // allows within 2 %. Opened by a single pixel, the labels are 32-bit, and every
+        // component keeps its own.
         let mut m =
             Mat::new_rows_cols_with_default(500, 600, opencv::core::CV_8U, Scalar::all(0.0))
                 .expect("mask");
@@ -188,7 +217,7 @@ mod tests {
                 *v = 255;
             }
         }
-        let c = Components::of(&m, 1).expect("wide");
+        let c = Components::of(&m, &dot()).expect("wide");
         assert!(!c.narrow);
         assert_eq!(c.count(), 250 * 300 + 1);
         let mut seen = std::collections::HashSet::new();

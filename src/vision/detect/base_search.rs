@@ -586,8 +586,7 @@ fn bright_components(f: &Mat, bg: &Mat, view: &OrthoView) -> Result<Components, 
     let mut opened = Mat::default();
     let kernel = disc_kernel(5)?;
     imgproc::morphology_ex_def(&mask, &mut opened, imgproc::MORPH_OPEN, &kernel)?;
-    // Each region left holds the kernel whole (or touches the view's edge).
-    Components::of(&opened, opencv::core::count_non_zero(&kernel)?)
+    Components::of(&opened, &kernel)
 }
 
 /// The convex hull (table mm) of connected component `i`: of each row's first and last
@@ -752,8 +751,8 @@ pub struct Body {
 pub struct MiniMask {
     mask: Mat,
     view: OrthoView,
-    /// Each part of the mask has at least this many pixels (see `Components::of`).
-    least_area_px: i32,
+    /// The kernel the mask was grown by (see `Components::of`).
+    kernel: Mat,
 }
 
 impl MiniMask {
@@ -785,8 +784,7 @@ impl MiniMask {
         Ok(MiniMask {
             mask: grown,
             view: *view,
-            // Each part is grown from a pixel by the kernel (see `Components::of`).
-            least_area_px: opencv::core::count_non_zero(&kernel)?,
+            kernel,
         })
     }
 
@@ -876,7 +874,7 @@ impl MiniMask {
         ortho: &Mat,
         min_area_mm2: f64,
     ) -> Result<Vec<([f64; 2], f64, Ground)>, VisionError> {
-        let comps = Components::of(&self.mask, self.least_area_px)?;
+        let comps = Components::of(&self.mask, &self.kernel)?;
         let px_area = self.view.mm_per_px * self.view.mm_per_px;
         let reach = (GROUND_MM / self.view.mm_per_px).ceil() as i32;
         let mut out = Vec::new();
