@@ -68,6 +68,10 @@ pub enum Doubt {
     /// The token's front arc and initiative disc mostly do not show (hidden, or the side
     /// chosen as the front is in view and not shaded like one): the facing is a guess.
     FacingUnsure,
+    /// The frame has no colour (a monochrome camera, or one that has fallen back to grey):
+    /// the token's front arc is told from the rest by its faction's shade and the
+    /// initiative disc by its orange, so which way the ship faces was not read.
+    NoColour,
     /// Another base-sized square overlapping this one fits nearly as well: the ship may
     /// stand there instead (its `sigma_mm` reaches it).
     RivalFit,
@@ -88,6 +92,9 @@ impl Doubt {
             Doubt::RimStrayed => "its base's rim does not fit a base's",
             Doubt::SecondHeading => "a heading a few degrees off fits about as well",
             Doubt::FacingUnsure => "its front arc and initiative disc do not show",
+            Doubt::NoColour => {
+                "the image has no colour, so its front arc cannot be told from the rest of its token"
+            }
             Doubt::RivalFit => "another square beside it fits its base nearly as well",
             Doubt::HiddenBase => "a miniature with no base seen under it",
         }
@@ -104,6 +111,7 @@ impl Doubt {
             Doubt::RimStrayed => "rim off",
             Doubt::SecondHeading => "second heading",
             Doubt::FacingUnsure => "facing hidden",
+            Doubt::NoColour => "no colour",
             Doubt::RivalFit => "rival fit",
             Doubt::HiddenBase => "base hidden",
         }
@@ -120,7 +128,7 @@ impl Doubt {
 
     /// Whether the doubt is about where the base lies (else only which way it faces).
     pub fn is_about_position(self) -> bool {
-        self != Doubt::FacingUnsure
+        !matches!(self, Doubt::FacingUnsure | Doubt::NoColour)
     }
 }
 

@@ -640,6 +640,68 @@ fn a_front_strip_in_view_without_its_shade_leaves_the_facing_unsure() {
     }
 }
 
+// A monochrome camera, or a colour one fallen back to grey, shows no colour, and every cue
+// the facing is read by is one (the front arc's shade, the initiative disc's orange, an
+// engine's glow). The vote still ran on such a frame: a front strip in view without its
+// shade counts against being the front, so it chose whichever side the miniature hid
+// most. Seed 1 in grey had s3, a large base in plain view, half a turn off with
+// confidence 0.75 and no doubt named (s1 half a turn off with 0.79). Now the facing is
+// not read, every ship is doubted for it, and where the bases lie is found as in colour.
+#[test]
+fn a_grey_frame_leaves_every_facing_unsure() {
+    use hashmark::scene::Doubt;
+    use opencv::imgproc;
+    let (_dir, truth, frame) = render(1);
+    let mut grey = Mat::default();
+    imgproc::cvt_color_def(&frame, &mut grey, imgproc::COLOR_BGR2GRAY).expect("grey");
+    let mut grey_bgr = Mat::default();
+    imgproc::cvt_color_def(&grey, &mut grey_bgr, imgproc::COLOR_GRAY2BGR).expect("bgr");
+    let detector = Detector::new(calibrated(&truth), Models::builtin()).expect("detector");
+    let in_colour = detector.detect(&frame).expect("detect in colour");
+    let in_grey = detector.detect(&grey_bgr).expect("detect in grey");
+    assert!(
+        in_colour
+            .ships
+            .iter()
+            .all(|s| !s.quality.doubts.contains(&Doubt::NoColour)),
+        "a colour frame said it had no colour"
+    );
+    assert_eq!(in_grey.ships.len(), in_colour.ships.len());
+    for s in &in_grey.ships {
+        let q = &s.quality;
+        assert!(
+            q.doubts.contains(&Doubt::NoColour),
+            "{}: {:?}",
+            s.id,
+            q.doubts
+        );
+        assert!(
+            q.confidence
+                .is_some_and(|c| c < hashmark::judge::UNSURE_CONFIDENCE),
+            "{} reported with confidence {:?} in a grey frame",
+            s.id,
+            q.confidence
+        );
+        let twin = in_colour
+            .ships
+            .iter()
+            .min_by(|a, b| {
+                let d = |o: &&hashmark::scene::ShipSpec| (o.x - s.x).hypot(o.y - s.y);
+                d(a).total_cmp(&d(b))
+            })
+            .expect("a ship in colour");
+        assert!(
+            (twin.x - s.x).hypot(twin.y - s.y) < 0.5 && twin.size == s.size,
+            "{} at {:.2}, {:.2} in grey, {:.2}, {:.2} in colour",
+            s.id,
+            s.x,
+            s.y,
+            twin.x,
+            twin.y
+        );
+    }
+}
+
 // Seed 66's s7 (second rendered set), a small base at 1080p, whose token's edge strips
 // are a pixel or two wide: read at one pose, its facing swung with the fit (in the full
 // pipeline, right with 0.79 at the fitted pose and half a turn off with 0.68 at 0.4 mm

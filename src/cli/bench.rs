@@ -529,6 +529,7 @@ fn print_doubts(all: &SceneScore) -> anyhow::Result<()> {
         Doubt::RimStrayed,
         Doubt::SecondHeading,
         Doubt::FacingUnsure,
+        Doubt::NoColour,
         Doubt::RivalFit,
     ] {
         row(

@@ -6,7 +6,7 @@ use super::base_search::{
     BLOB_MIN_VALUE, Blob, Gradients, Greys, MiniMask, filled_blobs, mean_chroma, miniatures,
     under_blob,
 };
-use super::facing::facing;
+use super::facing::{Facing, facing};
 use super::memory::{BlobKey, FoundBlob, Memory, Reused};
 use super::token_lines::{LineTurn, line_turn};
 use crate::geometry::PlayArea;
@@ -219,6 +219,9 @@ pub struct FoundBase {
     /// is read without the mask (seed 16's bare s6 faced a quarter turn off with
     /// confidence 0.77 with its strips masked).
     pub about_token: bool,
+    /// The frame has no colour (see `Views::colour`), so the facing was not read: its
+    /// confidence is 0 and the doubt says why.
+    pub no_colour: bool,
 }
 
 impl FoundBase {
@@ -283,7 +286,9 @@ impl FoundBase {
         if self.heading_spread_deg > HEADING_SPREAD_DOUBT_DEG {
             out.push(Doubt::SecondHeading);
         }
-        if facing_factor(self.facing_confidence) < DOUBT_FACTOR {
+        if self.no_colour {
+            out.push(Doubt::NoColour);
+        } else if facing_factor(self.facing_confidence) < DOUBT_FACTOR {
             out.push(Doubt::FacingUnsure);
         }
         if self.rival_mm > 0.0 {
@@ -417,6 +422,9 @@ pub fn fit_quality(f: &BaseFit) -> f64 {
 /// light) and the rectified view of the base tops with its gradients.
 pub struct Views<'a> {
     pub frame: &'a Mat,
+    /// Whether the frame shows colour at all (see `facing::shows_colour`): without it the
+    /// facing is not read.
+    pub colour: bool,
     pub grey: &'a Grey,
     pub ortho: &'a Mat,
     pub grads: &'a Gradients,
@@ -708,6 +716,7 @@ impl Search<'_> {
                 rim_refitted,
                 rival_mm: 0.0,
                 about_token: false,
+                no_colour: false,
             });
         }
         (best, fallback)
@@ -717,19 +726,29 @@ impl Search<'_> {
     /// replaces): which way it faces, and how far its fit settles when started again or
     /// fitted with the miniature's edges taken in.
     fn finish(&self, mut b: FoundBase) -> FoundBase {
-        let Views { frame, grey, .. } = *self.views;
+        let Views {
+            frame,
+            grey,
+            colour,
+            ..
+        } = *self.views;
         b.heading_spread_deg = heading_spread(grey, self.camera, self.polish, &b.fit)
             .max(unmasked_turn(grey, self.camera, self.polish, &b.fit))
             .max(dark_print_turn(grey, self.camera, self.polish, &b.fit));
-        let f = facing(
-            frame,
-            self.camera,
-            b.fit.centre,
-            b.fit.angle,
-            b.fit.half - b.fit.rim,
-            self.z,
-            (!b.about_token).then_some(self.minis),
-        );
+        let f = if colour {
+            facing(
+                frame,
+                self.camera,
+                b.fit.centre,
+                b.fit.angle,
+                b.fit.half - b.fit.rim,
+                self.z,
+                (!b.about_token).then_some(self.minis),
+            )
+        } else {
+            b.no_colour = true;
+            Facing::unread()
+        };
         b.heading_deg = (b.fit.angle.to_degrees() + 90.0 * f.k as f64).rem_euclid(360.0);
         b.facing_confidence = f.confidence;
         let edge_sigma = edge_sigma_deg(&b);
@@ -1750,6 +1769,7 @@ pub fn refit_bases(
             rim_refitted: b.rim_refitted,
             rival_mm: b.rival_mm,
             about_token: b.about_token,
+            no_colour: b.no_colour,
         });
     }
     out
@@ -1803,6 +1823,7 @@ mod tests {
             rim_refitted: false,
             rival_mm: 0.0,
             about_token: false,
+            no_colour: false,
         }
     }
 

@@ -274,6 +274,7 @@ impl Detector<'_> {
         let grads = base_search::Gradients::new(&ortho, self.view)?;
         let views = bases::Views {
             frame,
+            colour: facing::shows_colour(frame),
             grey: &grey,
             ortho: &ortho,
             grads: &grads,
