@@ -45,7 +45,7 @@ impl Facing {
 }
 
 /// The frame's pixel (nearest) where a table point appears; `None` off the frame.
-fn pixel_at(frame: &Mat, camera: &PointProjector, p: [f64; 3]) -> Option<Vec3b> {
+pub(super) fn pixel_at(frame: &Mat, camera: &PointProjector, p: [f64; 3]) -> Option<Vec3b> {
     let ip = camera.project(p)?;
     let (x, y) = (ip[0].round() as i32, ip[1].round() as i32);
     if x < 0 || y < 0 || x >= frame.cols() || y >= frame.rows() {
@@ -174,7 +174,7 @@ pub fn facing(
         hull: None,
     };
     top.hull = hull_chromaticity(&top, centre, angle, half_token);
-    let glow = engine_glow(frame, &projector, centre, half_token, z);
+    let glow = engine_glow(&top, centre, half_token);
     let jitter_mm = px_per_mm(camera, centre, z).map_or(0.0, |k| JITTER_PX / k.max(1e-3));
     let turn = jitter_mm / half_token.max(1.0);
     let poses = [
@@ -451,13 +451,7 @@ fn is_engine_glow(p: Vec3b) -> bool {
 /// which end is the back. Sampled at a miniature's height over the base (the glow is on
 /// the miniature, not the mat), each sample the frame's colour where that point is seen;
 /// `None` where too little glows or the glow's middle lies over the base's.
-fn engine_glow(
-    frame: &Mat,
-    camera: &PointProjector,
-    centre: [f64; 2],
-    half_token: f64,
-    z: f64,
-) -> Option<f64> {
+fn engine_glow(top: &TokenTop, centre: [f64; 2], half_token: f64) -> Option<f64> {
     let reach = half_token + GLOW_REACH_MM;
     let steps = (reach / GLOW_STEP_MM).ceil() as i32;
     let (mut n, mut sx, mut sy) = (0usize, 0.0, 0.0);
@@ -467,8 +461,8 @@ fn engine_glow(
             if dx.hypot(dy) > reach {
                 continue;
             }
-            let p = [centre[0] + dx, centre[1] + dy, z + GLOW_HEIGHT_MM];
-            if pixel_at(frame, camera, p).is_some_and(is_engine_glow) {
+            let p = [centre[0] + dx, centre[1] + dy, top.z + GLOW_HEIGHT_MM];
+            if pixel_at(top.frame, top.camera, p).is_some_and(is_engine_glow) {
                 n += 1;
                 sx += dx;
                 sy += dy;

@@ -13,6 +13,7 @@ pub mod ortho;
 pub mod score;
 pub mod stream;
 pub mod token_lines;
+pub mod white;
 
 use crate::calibration::files::CalibrationFile;
 use crate::calibration::{CameraFile, TableFile};
@@ -145,8 +146,24 @@ impl<'a> Detector<'a> {
     /// from what stands on it.
     pub fn set_background(&mut self, background: &Mat) -> Result<(), VisionError> {
         self.cal.check_frame(background)?;
-        self.background = Some(background.try_clone()?);
+        self.background = Some(match self.balanced(background)? {
+            Some(b) => b,
+            None => background.try_clone()?,
+        });
         Ok(())
+    }
+
+    /// `frame` with its white balance and exposure put right (see [`white`]), or `None`
+    /// where they are right already: every step after reads the frame as though its mat
+    /// markers' paper showed grey at the level the detection's limits were chosen at.
+    pub fn balanced(&self, frame: &Mat) -> Result<Option<Mat>, VisionError> {
+        self.balance(frame)?.apply_frame(frame)
+    }
+
+    /// What puts `frame`'s white balance and exposure right (see [`white`]).
+    pub fn balance(&self, frame: &Mat) -> Result<white::Balance, VisionError> {
+        let white = white::paper_white(frame, &self.cal.camera, &self.cal.layout)?;
+        Ok(white.map_or(white::Balance::NONE, white::Balance::of_white))
     }
 
     /// Whether `frame` shows the mat markers where the calibration puts them (see
@@ -177,6 +194,8 @@ impl<'a> Detector<'a> {
         known: &memory::Memory,
     ) -> Result<Detection, VisionError> {
         self.cal.check_frame(frame)?;
+        let balanced = self.balanced(frame)?;
+        let frame = balanced.as_ref().unwrap_or(frame);
         let mut scene = Scene::new(self.cal.play_area);
         // Obstacles (matched against the 30 known outlines, which no miniature imitates)
         // and the bases are searched side by side, one core each; a base found under a

@@ -288,7 +288,8 @@ impl<'a> Stream<'a> {
     #[allow(clippy::type_complexity)]
     fn refit(&self, frame: &Mat) -> Result<(Vec<FoundBase>, Vec<Vec<Point>>), VisionError> {
         self.detector.cal.check_frame(frame)?;
-        let grey = Grey::from_mat(frame)?;
+        let balanced = self.detector.balance(frame)?.apply_grey(frame)?;
+        let grey = Grey::from_mat(balanced.as_ref().unwrap_or(frame))?;
         let bases = refit_bases(
             &grey,
             &self.detector.cal.camera,
