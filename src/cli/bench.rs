@@ -11,6 +11,7 @@ use crate::vision::detect::stream::Stream;
 use crate::vision::detect::{Calibrated, Detector};
 use crate::vision::edges::Grey;
 use crate::vision::sim::Truth;
+use crate::vision::sim::camera_change::CameraChange;
 use crate::vision::sim::visibility::{RimView, rim_view};
 use crate::vision::sim::world::World;
 use anyhow::Context;
@@ -43,6 +44,11 @@ pub struct BenchDetectArgs {
     /// (as a live camera runs it; frames go in as fast as it takes them); 0 skips it.
     #[arg(long, default_value_t = 3)]
     beside_searches: usize,
+    /// Read each frame (and background) as another camera, or the same one set
+    /// differently, would have taken it: white balance off, under- or overexposed, out of
+    /// focus, noisier, or compressed harder.
+    #[arg(long, value_enum)]
+    camera: Option<CameraChange>,
 }
 
 pub fn run(cmd: &BenchCommand) -> anyhow::Result<()> {
@@ -94,11 +100,17 @@ fn run_detect(a: &BenchDetectArgs) -> anyhow::Result<()> {
                 .with_context(|| format!("{}: no sim/truth.json", dir.display()))?,
         )
         .with_context(|| format!("{}: sim/truth.json", dir.display()))?;
-        let frame = read_image(&dir.join("sim/frame.jpg"))?;
+        let changed = |m: opencv::core::Mat| -> anyhow::Result<opencv::core::Mat> {
+            Ok(match a.camera {
+                Some(c) => c.apply(&m, truth.seed)?,
+                None => m,
+            })
+        };
+        let frame = changed(read_image(&dir.join("sim/frame.jpg"))?)?;
         let cal = Calibrated::load(&dir.join("cal"))?;
         let mut det = Detector::new(cal, models)?;
         if a.background {
-            det.set_background(&read_image(&dir.join("sim/background.jpg"))?)?;
+            det.set_background(&changed(read_image(&dir.join("sim/background.jpg"))?)?)?;
         }
         let mut times = Vec::new();
         let mut found = None;

@@ -2,6 +2,7 @@
 //! `simulate` writes a frame (or a short sequence), the empty-table background and ChArUco
 //! calibration views of one random camera, with `truth.json` beside them.
 
+pub mod camera_change;
 pub mod charuco;
 pub mod clutter;
 pub mod faults;
