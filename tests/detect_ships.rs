@@ -705,8 +705,9 @@ fn a_grey_frame_leaves_every_facing_unsure() {
 // A camera whose white balance is off (a fixed setting under a warm lamp: red 15 % up,
 // blue 20 % down) or whose exposure is short (0.6 as long) changes the sRGB levels the
 // facing reads (the front arc's shade, the disc's orange, an engine's glow) and the
-// search's contrasts. On the fixed rendered set so changed, 6 (warm) and 3 (dark) bases
-// faced the wrong way with confidence 0.65-1.00, and the dark frames lost 9 bases. The
+// search's contrasts. On the fixed rendered set so changed (`hashmark bench detect
+// --camera warm|dark`), 3 (warm) and 1 (dark) bases faced the wrong way unflagged, and the
+// dark frames lost 11 of 65 bases (now none and none, 2 lost). The
 // mat markers' white cells say what the camera makes of white paper, and the frame is put
 // right from them (vision::detect::white). Measured with the frame left as it is: seed 3
 // warm had its medium s2 facing the wrong way with confidence 1.00, seed 6 dark its s4

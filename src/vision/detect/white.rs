@@ -4,9 +4,10 @@
 //! initiative disc's orange, an engine's glow; see [`super::facing`]), measured as sRGB
 //! differences between channels. A camera whose white balance is off (a fixed setting
 //! under a warm lamp, an automatic one misled by a blue mat) adds that difference to every
-//! pixel: with red 15 % up and blue 20 % down, the fixed rendered set's grey token art
-//! passed for a front arc on every side and 6 bases were reported facing the wrong way
-//! with confidence 0.69-1.00. The marker cards beside the play area are white paper under
+//! pixel: with red 15 % up and blue 20 % down (`hashmark bench detect --camera warm`) the
+//! fixed rendered set's grey token art passed for a front arc, 73 % of its bases faced
+//! the right way (95 % as shot) and 3 the wrong way unflagged, one with confidence 1.00.
+//! The marker cards beside the play area are white paper under
 //! the same light, and where the calibration puts them is known, so their white cells say
 //! what the camera makes of white: gains that turn it grey again undo the cast.
 
@@ -32,8 +33,8 @@ impl Balance {
     /// where it lies under `MIN_WHITE`: the detection's limits in sRGB levels (the
     /// brightest print, the disc's orange, an engine's glow, the edges' least contrast)
     /// were chosen on tables whose paper shows 190-240, and a frame exposed 0.6 as long as
-    /// those lost 11 of the fixed rendered set's 65 bases and had 3 facing the wrong way
-    /// with confidence 0.65-0.87. A brighter frame is left as it is (its print only
+    /// those (`--camera dark`) lost 11 of the fixed rendered set's 65 bases and had one
+    /// facing the wrong way with confidence 0.86. A brighter frame is left as it is (its print only
     /// stands further from the black; its paper clips before the print does). Within
     /// `CAST_TOLERANCE` of grey (JPEG's percent or two on a white cell, and the rendered
     /// cards' paper, 2.6 % short of blue) and not under `MIN_WHITE` it is `NONE`: such a
