@@ -34,7 +34,7 @@ impl Balance {
     /// brightest print, the disc's orange, an engine's glow, the edges' least contrast)
     /// were chosen on tables whose paper shows 190-240, and a frame exposed 0.6 as long as
     /// those (`--camera dark`) lost 11 of the fixed rendered set's 65 bases and had one
-    /// facing the wrong way with confidence 0.86. A brighter frame is left as it is (its print only
+    /// facing the wrong way with confidence 0.85. A brighter frame is left as it is (its print only
     /// stands further from the black; its paper clips before the print does). Within
     /// `CAST_TOLERANCE` of grey (JPEG's percent or two on a white cell, and the rendered
     /// cards' paper, 2.6 % short of blue) and not under `MIN_WHITE` it is `NONE`: such a
