@@ -756,6 +756,66 @@ fn a_colour_cast_or_a_short_exposure_turns_no_facing() {
     }
 }
 
+// The white is read where the calibration puts the marker cards; a card taken off the
+// table (or a hand over it) leaves something else there, whose colour is not the
+// light's. A marker counts only where its black cells show darker than half its white:
+// with two of the four cards painted over in a wood brown, the frame is read as it is
+// (as shot it needs no change), and a warm frame's gains are those read with all four
+// cards. Counting every card, the brown ones made the median white a strong cast.
+#[test]
+fn a_card_taken_off_the_table_says_nothing_of_the_white() {
+    use opencv::core::{Point, Scalar, Vector, transform};
+    use opencv::imgproc;
+    use opencv::prelude::*;
+    let (_dir, truth, frame) = render(1);
+    let detector = Detector::new(calibrated(&truth), Models::builtin()).expect("detector");
+    let layout = hashmark::calibration::Layout::builtin();
+    let cover = |img: &Mat| {
+        let mut out = img.try_clone().expect("clone");
+        for id in [0, 2] {
+            let m = layout
+                .mat_markers
+                .markers
+                .iter()
+                .find(|m| m.id == id)
+                .expect("marker");
+            let h = 42.0;
+            let pts: Vector<Point> = [(-h, -h), (h, -h), (h, h), (-h, h)]
+                .iter()
+                .map(|(dx, dy)| {
+                    let p = truth
+                        .camera
+                        .project([m.centre[0] + dx, m.centre[1] + dy, 0.0])
+                        .expect("in view");
+                    Point::new(p[0].round() as i32, p[1].round() as i32)
+                })
+                .collect();
+            imgproc::fill_convex_poly(
+                &mut out,
+                &pts,
+                Scalar::new(60.0, 120.0, 200.0, 0.0),
+                imgproc::LINE_8,
+                0,
+            )
+            .expect("paint");
+        }
+        out
+    };
+    let none = hashmark::vision::detect::white::Balance::NONE;
+    assert_eq!(detector.balance(&frame).expect("balance"), none);
+    assert_eq!(detector.balance(&cover(&frame)).expect("balance"), none);
+    let m = Mat::from_slice_2d(&[[0.8, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.15]]).expect("m");
+    let mut warm = Mat::default();
+    transform(&frame, &mut warm, &m).expect("cast");
+    let all = detector.balance(&warm).expect("balance").gains;
+    let two = detector.balance(&cover(&warm)).expect("balance").gains;
+    assert!(all != [1.0; 3], "the cast was not seen: {all:?}");
+    assert!(
+        all.iter().zip(two).all(|(a, b)| (a - b).abs() < 0.03),
+        "all four cards {all:?}, two {two:?}"
+    );
+}
+
 // Seed 66's s7 (second rendered set), a small base at 1080p, whose token's edge strips
 // are a pixel or two wide: read at one pose, its facing swung with the fit (in the full
 // pipeline, right with 0.79 at the fitted pose and half a turn off with 0.68 at 0.4 mm
