@@ -816,6 +816,52 @@ fn a_card_taken_off_the_table_says_nothing_of_the_white() {
     );
 }
 
+// `detect` says how it read the frame's colours where that is not as shot: a grey frame's
+// facings were not read, a warm one was read through gains; a frame as shot says nothing.
+#[test]
+fn detect_command_says_how_it_read_the_colours() {
+    use opencv::core::transform;
+    use opencv::imgproc;
+    let (_dir, truth, frame) = render(1);
+    let dir = tempfile::tempdir().expect("temp dir");
+    let cal = dir.path().join("cal");
+    std::fs::create_dir_all(&cal).expect("dir");
+    common::write_calibration(&cal, &truth.camera);
+    let mut grey = Mat::default();
+    imgproc::cvt_color_def(&frame, &mut grey, imgproc::COLOR_BGR2GRAY).expect("grey");
+    let m = Mat::from_slice_2d(&[[0.8, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.15]]).expect("m");
+    let mut warm = Mat::default();
+    transform(&frame, &mut warm, &m).expect("cast");
+    let said = |name: &str, img: &Mat| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, cv::encode_png(img).expect("png")).expect("write");
+        let (code, out, err) = common::hashmark(&[
+            "detect",
+            "--calibration",
+            &cal.to_string_lossy(),
+            "--image",
+            &path.to_string_lossy(),
+        ]);
+        assert_eq!(code, 0, "{err}");
+        out
+    };
+    let out = said("grey.png", &grey);
+    assert!(
+        out.contains("the image has no colour") && out.contains("no colour"),
+        "{out}"
+    );
+    let out = said("warm.png", &warm);
+    assert!(
+        out.contains("is read through gains") && !out.contains("the image has no colour"),
+        "{out}"
+    );
+    let out = said("as-shot.png", &frame);
+    assert!(
+        !out.contains("paper shows") && !out.contains("no colour"),
+        "{out}"
+    );
+}
+
 // Seed 66's s7 (second rendered set), a small base at 1080p, whose token's edge strips
 // are a pixel or two wide: read at one pose, its facing swung with the fit (in the full
 // pipeline, right with 0.79 at the fitted pose and half a turn off with 0.68 at 0.4 mm

@@ -94,15 +94,22 @@ pub fn run(a: &DetectArgs) -> anyhow::Result<()> {
         if let Some(out) = &a.out {
             crate::files::write_atomic(out, json.as_bytes())?;
         }
+        let colour = detector.colour_note(&frame)?;
         if a.json {
             out!("{json}");
             if !matches!(check, TableCheck::Holds { .. }) {
                 eprintln!("warning: {}", check.describe());
             }
+            if let Some(note) = &colour {
+                eprintln!("note: {note}");
+            }
         } else {
             out!("{}", text_report(&scene));
             if a.background.is_none() {
                 outln!("{NO_BACKGROUND}");
+            }
+            if let Some(note) = &colour {
+                outln!("{note}");
             }
             outln!("{}", check.describe());
         }

@@ -160,6 +160,33 @@ impl<'a> Detector<'a> {
         self.balance(frame)?.apply_frame(frame)
     }
 
+    /// What a person should know of how `frame`'s colours were read, where anything and
+    /// where the mat markers' paper shows: a frame with no colour (its facings are not
+    /// read), or paper whose white is off (the frame is read through gains; the camera set
+    /// right reads best).
+    pub fn colour_note(&self, frame: &Mat) -> Result<Option<String>, VisionError> {
+        // Said only where the markers' paper shows: a blank frame has other troubles.
+        let Some(w) = white::paper_white(frame, &self.cal.camera, &self.cal.layout)? else {
+            return Ok(None);
+        };
+        if !facing::shows_colour(frame) {
+            return Ok(Some(
+                "the image has no colour (a monochrome camera?): which way each ship faces is \
+                 not read; check every facing by eye"
+                    .into(),
+            ));
+        }
+        let b = white::Balance::of_white(w);
+        Ok((b != white::Balance::NONE).then(|| {
+            format!(
+                "the mat markers' paper shows blue {:.0}, green {:.0}, red {:.0}, not grey at 174 \
+                 or more: the frame is read through gains {:.2}, {:.2}, {:.2} (the camera's white \
+                 balance and exposure set right read it best)",
+                w[0], w[1], w[2], b.gains[0], b.gains[1], b.gains[2]
+            )
+        }))
+    }
+
     /// What puts `frame`'s white balance and exposure right (see [`white`]).
     pub fn balance(&self, frame: &Mat) -> Result<white::Balance, VisionError> {
         let white = white::paper_white(frame, &self.cal.camera, &self.cal.layout)?;
