@@ -110,8 +110,9 @@ const MIN_WHITE: f64 = REF_WHITE / 1.15;
 /// 3 x 3 grid over its middle half (clear of its neighbours' blur); a white sample with a
 /// channel at `CLIPPED` or over is left out (overexposed paper says nothing of the ratio
 /// between the channels). A marker counts only where its black cells show darker than
-/// `MAX_BLACK_SHARE` of its white: a card taken off the table, or hidden, leaves the mat or
-/// a hand where the calibration puts it, and their colour is not the light's.
+/// `MAX_BLACK_SHARE` of its white, and that at least `MIN_PAPER`: a card taken off the
+/// table, or hidden, leaves the mat or a hand where the calibration puts it, and their
+/// colour is not the light's.
 pub fn paper_white(
     frame: &Mat,
     camera: &Camera,
@@ -152,7 +153,7 @@ pub fn paper_white(
             continue;
         }
         let white_level = white.iter().sum::<f64>() / (3 * whites) as f64;
-        if black / blacks as f64 > MAX_BLACK_SHARE * white_level {
+        if white_level < MIN_PAPER || black / blacks as f64 >= MAX_BLACK_SHARE * white_level {
             continue;
         }
         per_marker.push(white.map(|w| w / whites as f64));
@@ -193,7 +194,10 @@ const GRID: [(f64, f64); 9] = [
 const CLIPPED: u8 = 250;
 /// Two cells' worth.
 const MIN_SAMPLES: usize = 18;
-/// A marker's black cells show at most this share of its white's level.
+/// Paper darker than this (mean sRGB) is not paper in light: a black frame, a card in
+/// shadow.
+const MIN_PAPER: f64 = 40.0;
+/// A marker's black cells show less than this share of its white's level.
 const MAX_BLACK_SHARE: f64 = 0.5;
 
 /// The table point at (u, v) across a marker (0..1 from its top-left corner along its top
