@@ -64,17 +64,25 @@ pub(super) fn pixel_at(frame: &Mat, camera: &PointProjector, p: [f64; 3]) -> Opt
 /// photos of ArUco and AprilTag targets (black and white print) 7-90 %; a grey frame has
 /// none.
 pub fn shows_colour(frame: &Mat) -> bool {
-    let (mut seen, mut coloured) = (0usize, 0usize);
+    let grid = |n: i32| (n.max(0) as usize).div_ceil(COLOUR_GRID_PX);
+    let samples = grid(frame.rows()) * grid(frame.cols());
+    // Enough is enough: a colour frame stops reading within its first rows.
+    let needed = ((COLOURED_SHARE * samples as f64).ceil() as usize).max(1);
+    let mut coloured = 0usize;
     for r in (0..frame.rows()).step_by(COLOUR_GRID_PX) {
         let Ok(row) = frame.at_row::<Vec3b>(r) else {
             return false;
         };
-        for p in row.iter().step_by(COLOUR_GRID_PX) {
-            seen += 1;
-            coloured += usize::from(chroma(*p) >= COLOUR_MIN);
+        coloured += row
+            .iter()
+            .step_by(COLOUR_GRID_PX)
+            .filter(|p| chroma(**p) >= COLOUR_MIN)
+            .count();
+        if coloured >= needed {
+            return true;
         }
     }
-    seen > 0 && coloured as f64 >= COLOURED_SHARE * seen as f64
+    false
 }
 const COLOUR_GRID_PX: usize = 4;
 const COLOURED_SHARE: f64 = 0.01;
