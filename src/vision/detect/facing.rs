@@ -553,7 +553,7 @@ mod tests {
         for r in (0..200).step_by(COLOUR_GRID_PX) {
             for c in (0..320).step_by(COLOUR_GRID_PX) {
                 if k % every == 0 {
-                    *m.at_2d_mut::<Vec3b>(r as i32, c as i32).expect("px") = bgr(100, 100, 120);
+                    *m.at_2d_mut::<Vec3b>(r, c).expect("px") = bgr(100, 100, 120);
                 }
                 k += 1;
             }

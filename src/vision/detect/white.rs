@@ -165,7 +165,7 @@ pub fn paper_white(
             let mut v: Vec<f64> = per_marker.iter().map(|w| w[c]).collect();
             v.sort_by(f64::total_cmp);
             let mid = v.len() / 2;
-            if v.len() % 2 == 0 {
+            if v.len().is_multiple_of(2) {
                 0.5 * (v[mid - 1] + v[mid])
             } else {
                 v[mid]
