@@ -1,15 +1,16 @@
-//! The frame's white balance, read off the mat markers' paper.
+//! The frame's white balance and exposure, read off the mat markers' paper.
 //!
 //! Which way a base faces is read from colours (the front arc's faction shade, the
 //! initiative disc's orange, an engine's glow; see [`super::facing`]), measured as sRGB
-//! differences between channels. A camera whose white balance is off (a fixed setting
-//! under a warm lamp, an automatic one misled by a blue mat) adds that difference to every
-//! pixel: with red 15 % up and blue 20 % down (`hashmark bench detect --camera warm`) the
-//! fixed rendered set's grey token art passed for a front arc, 73 % of its bases faced
-//! the right way (95 % as shot) and 3 the wrong way unflagged, one with confidence 1.00.
-//! The marker cards beside the play area are white paper under
-//! the same light, and where the calibration puts them is known, so their white cells say
-//! what the camera makes of white: gains that turn it grey again undo the cast.
+//! differences between channels, and the search's limits are sRGB levels too. A camera
+//! whose white balance is off (a fixed setting under a warm lamp, an automatic one misled
+//! by a blue mat) adds that difference to every pixel: with red 15 % up and blue 20 % down
+//! (`hashmark bench detect --camera warm`) the fixed rendered set's grey token art passed
+//! for a front arc, 73 % of its bases faced the right way (95 % as shot) and 3 the wrong
+//! way unflagged, one with confidence 1.00. The marker cards beside the play area are
+//! white paper under the same light, and where the calibration puts them is known, so
+//! their white cells say what the camera makes of white: gains that turn it grey again,
+//! and bring an underexposed frame up, undo it.
 
 use super::facing::pixel_at;
 use crate::calibration::Layout;
@@ -34,11 +35,11 @@ impl Balance {
     /// brightest print, the disc's orange, an engine's glow, the edges' least contrast)
     /// were chosen on tables whose paper shows 190-240, and a frame exposed 0.6 as long as
     /// those (`--camera dark`) lost 11 of the fixed rendered set's 65 bases and had one
-    /// facing the wrong way with confidence 0.85. A brighter frame is left as it is (its print only
-    /// stands further from the black; its paper clips before the print does). Within
-    /// `CAST_TOLERANCE` of grey (JPEG's percent or two on a white cell, and the rendered
-    /// cards' paper, 2.6 % short of blue) and not under `MIN_WHITE` it is `NONE`: such a
-    /// frame is read exactly as before.
+    /// facing the wrong way with confidence 0.85. A brighter frame is left as it is (its
+    /// print only stands further from the black; its paper clips before the print does).
+    /// Within `CAST_TOLERANCE` of grey (JPEG's percent or two on a white cell, and the
+    /// rendered cards' paper, 2.6 % short of blue) and not under `MIN_WHITE` it is `NONE`:
+    /// such a frame is read exactly as before.
     pub fn of_white(white: [f64; 3]) -> Balance {
         let mean = white.iter().sum::<f64>() / 3.0;
         if white.iter().any(|c| *c <= 0.0) {
@@ -106,13 +107,12 @@ const MIN_WHITE: f64 = REF_WHITE / 1.15;
 
 /// The frame's white (B, G, R: per marker the mean over the middles of its white cells,
 /// then the median marker's), or `None` where no marker shows `MIN_SAMPLES` of them
-/// unclipped. Each cell is sampled on a
-/// 3 x 3 grid over its middle half (clear of its neighbours' blur); a white sample with a
-/// channel at `CLIPPED` or over is left out (overexposed paper says nothing of the ratio
-/// between the channels). A marker counts only where its black cells show darker than
-/// `MAX_BLACK_SHARE` of its white, and that at least `MIN_PAPER`: a card taken off the
-/// table, or hidden, leaves the mat or a hand where the calibration puts it, and their
-/// colour is not the light's.
+/// unclipped. Each cell is sampled on a 3 x 3 grid over its middle half (clear of its
+/// neighbours' blur); a white sample with a channel at `CLIPPED` or over is left out
+/// (overexposed paper says nothing of the ratio between the channels). A marker counts only
+/// where its black cells show darker than `MAX_BLACK_SHARE` of its white, and that at least
+/// `MIN_PAPER`: a card taken off the table, or hidden, leaves the mat or a hand where the
+/// calibration puts it, and their colour is not the light's.
 pub fn paper_white(
     frame: &Mat,
     camera: &Camera,
