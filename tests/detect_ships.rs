@@ -753,6 +753,33 @@ fn a_colour_cast_or_a_short_exposure_turns_no_facing() {
             cast.ships.len(),
             as_shot.ships.len()
         );
+        // A stream over the changed frame keeps its ships between searches where the
+        // search found them (its re-fits read the frame through the search's balance; on
+        // these two tables they hold without it too).
+        let mut stream = Stream::new(
+            Detector::new(calibrated(&truth), Models::builtin()).expect("detector"),
+            3,
+        );
+        let scenes: Vec<_> = (0..4)
+            .map(|_| stream.push(&off).expect("frame").scene)
+            .collect();
+        // The tracker confirms a ship on its second sighting (a re-fit), the fourth
+        // frame is searched again.
+        let (refit, searched) = (&scenes[2], &scenes[3]);
+        assert_eq!(refit.ships.len(), searched.ships.len(), "seed {seed}");
+        for s in &refit.ships {
+            let t = searched
+                .ships
+                .iter()
+                .find(|t| t.id == s.id)
+                .expect("same ids");
+            let moved = (s.x - t.x).hypot(s.y - t.y);
+            assert!(
+                moved < 0.5,
+                "seed {seed}: {} re-fitted {moved:.2} mm off",
+                s.id
+            );
+        }
     }
 }
 

@@ -157,11 +157,13 @@ fn run_detect(a: &BenchDetectArgs) -> anyhow::Result<()> {
                     .map_or(String::new(), |n| n.to_string_lossy().to_string()),
             );
         }
-        // The stream's cheap frame: re-fit the ships found.
+        // The stream's cheap frame: re-fit the ships found (through the search's balance,
+        // see `vision::detect::white`).
         let mut times = Vec::new();
         for _ in 0..a.runs.max(1) {
             let t = Instant::now();
-            let grey = Grey::from_mat(&frame)?;
+            let balanced = found.balance.apply_grey(&frame)?;
+            let grey = Grey::from_mat(balanced.as_ref().unwrap_or(&frame))?;
             let _ = refit_bases(&grey, &det.cal.camera, models, &found.bases);
             times.push(t.elapsed().as_secs_f64() * 1000.0);
         }

@@ -107,6 +107,9 @@ pub struct Detection {
     pub occluders: Vec<Vec<crate::geometry::Point>>,
     /// What the next search of a stream can use (see [`memory`]).
     pub memory: memory::Memory,
+    /// What the frame was read through (see [`white`]): a stream's re-fits read theirs
+    /// through it too, the light being the same between searches.
+    pub balance: white::Balance,
 }
 
 /// Detection set up for one calibration: the rectified view's remapping tables are built
@@ -221,7 +224,8 @@ impl<'a> Detector<'a> {
         known: &memory::Memory,
     ) -> Result<Detection, VisionError> {
         self.cal.check_frame(frame)?;
-        let balanced = self.balanced(frame)?;
+        let balance = self.balance(frame)?;
+        let balanced = balance.apply_frame(frame)?;
         let frame = balanced.as_ref().unwrap_or(frame);
         let mut scene = Scene::new(self.cal.play_area);
         // Obstacles (matched against the 30 known outlines, which no miniature imitates)
@@ -303,6 +307,7 @@ impl<'a> Detector<'a> {
                 empty_blobs,
                 found_blobs,
             },
+            balance,
         })
     }
 }

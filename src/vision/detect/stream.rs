@@ -13,6 +13,7 @@
 //! stutter in the overlay).
 use super::bases::{FoundBase, refit_bases, to_ships};
 use super::memory::Memory;
+use super::white::Balance;
 use super::{Detection, Detector};
 use crate::geometry::polygon::{ring_contains, to_pairs};
 use crate::geometry::{Point, Pose};
@@ -48,6 +49,8 @@ pub struct Stream<'a> {
     beside: Option<Beside>,
     /// The latest full search's frame check.
     table_check: Option<TableCheck>,
+    /// What the latest full search read its frame through (see [`super::white`]).
+    balance: Balance,
 }
 
 /// The full search on its own thread: one frame at a time goes to it, its detection comes
@@ -139,6 +142,7 @@ impl<'a> Stream<'a> {
             full_every: full_every.max(1),
             beside: None,
             table_check: None,
+            balance: Balance::NONE,
         }
     }
 
@@ -245,6 +249,7 @@ impl<'a> Stream<'a> {
     /// What a full search found, with the stream's memory applied: obstacles a hand hides
     /// are held, the mat's own bright art is told from a hand.
     fn take_full(&mut self, d: Detection) -> (Vec<FoundBase>, Vec<Vec<Point>>) {
+        self.balance = d.balance;
         // Obstacles under a hand are held: a missing one that an occluder covers stays.
         let mut obstacles = d.scene.obstacles.clone();
         for old in &self.obstacles {
@@ -283,12 +288,14 @@ impl<'a> Stream<'a> {
         (d.bases, hands)
     }
 
-    /// The known bases re-fitted on this frame. The hand is looked for by the full search
-    /// only; until the next one, what it covered stays covered.
+    /// The known bases re-fitted on this frame, read through the last full search's white
+    /// balance (the light stays between searches, and the markers' paper is not read again
+    /// on every frame). The hand is looked for by the full search only; until the next one,
+    /// what it covered stays covered.
     #[allow(clippy::type_complexity)]
     fn refit(&self, frame: &Mat) -> Result<(Vec<FoundBase>, Vec<Vec<Point>>), VisionError> {
         self.detector.cal.check_frame(frame)?;
-        let balanced = self.detector.balance(frame)?.apply_grey(frame)?;
+        let balanced = self.balance.apply_grey(frame)?;
         let grey = Grey::from_mat(balanced.as_ref().unwrap_or(frame))?;
         let bases = refit_bases(
             &grey,
