@@ -711,11 +711,16 @@ fn a_grey_frame_leaves_every_facing_unsure() {
 // mat markers' white cells say what the camera makes of white paper, and the frame is put
 // right from them (vision::detect::white). Measured with the frame left as it is: seed 3
 // warm had its medium s2 facing the wrong way with confidence 1.00, seed 6 dark its s4
-// at 0.86.
+// at 0.86. Exposed 1.35 times as long the paper clips, and is taken for just clipped:
+// seed 2 so lost a base (found 4 of 5) before.
 #[test]
-fn a_colour_cast_or_a_short_exposure_turns_no_facing() {
+fn a_colour_cast_or_an_exposure_off_turns_no_facing() {
     use opencv::core::transform;
-    for (seed, [b, g, r]) in [(3, [0.8, 1.0, 1.15]), (6, [0.6, 0.6, 0.6])] {
+    for (seed, [b, g, r]) in [
+        (3, [0.8, 1.0, 1.15]),
+        (6, [0.6, 0.6, 0.6]),
+        (2, [1.35, 1.35, 1.35]),
+    ] {
         let (_dir, truth, frame) = render(seed);
         let m = Mat::from_slice_2d(&[[b, 0.0, 0.0], [0.0, g, 0.0], [0.0, 0.0, r]]).expect("m");
         let mut off = Mat::default();

@@ -182,8 +182,8 @@ impl<'a> Detector<'a> {
         let b = white::Balance::of_white(w);
         Ok((b != white::Balance::NONE).then(|| {
             format!(
-                "the mat markers' paper shows blue {:.0}, green {:.0}, red {:.0}, not grey at 174 \
-                 or more: the frame is read through gains {:.2}, {:.2}, {:.2} (the camera's white \
+                "the mat markers' paper shows blue {:.0}, green {:.0}, red {:.0}, not grey at \
+                 174-250: the frame is read through gains {:.2}, {:.2}, {:.2} (the camera's white \
                  balance and exposure set right read it best)",
                 w[0], w[1], w[2], b.gains[0], b.gains[1], b.gains[2]
             )

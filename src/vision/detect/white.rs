@@ -35,8 +35,12 @@ impl Balance {
     /// brightest print, the disc's orange, an engine's glow, the edges' least contrast)
     /// were chosen on tables whose paper shows 190-240, and a frame exposed 0.6 as long as
     /// those (`--camera dark`) lost 11 of the fixed rendered set's 65 bases and had one
-    /// facing the wrong way with confidence 0.85. A brighter frame is left as it is (its
-    /// print only stands further from the black; its paper clips before the print does).
+    /// facing the wrong way with confidence 0.85. A frame whose paper clips all over (see
+    /// [`paper_white`]) is brought down as though the paper were just at 255: at least
+    /// that much too bright, so never brought down too far. Exposed 1.35 times as long
+    /// (`--camera bright`) the fixed set had 9 bases not flagged, 64 found and 80 % facing
+    /// right; so brought down, 23, 66 and 82 %, none facing wrong unflagged either way. A
+    /// frame a little brighter than the tables', paper unclipped, is left as it is.
     /// Within `CAST_TOLERANCE` of grey (JPEG's percent or two on a white cell, and the
     /// rendered cards' paper, 2.6 % short of blue) and not under `MIN_WHITE` it is `NONE`:
     /// such a frame is read exactly as before.
@@ -45,7 +49,7 @@ impl Balance {
         if white.iter().any(|c| *c <= 0.0) {
             return Balance::NONE;
         }
-        let exposure = if mean < MIN_WHITE {
+        let exposure = if mean < MIN_WHITE || mean >= CLIPPED_WHITE {
             REF_WHITE / mean
         } else {
             1.0
@@ -109,7 +113,10 @@ const MIN_WHITE: f64 = REF_WHITE / 1.15;
 /// then the median marker's), or `None` where no marker shows `MIN_SAMPLES` of them
 /// unclipped. Each cell is sampled on a 3 x 3 grid over its middle half (clear of its
 /// neighbours' blur); a white sample with a channel at `CLIPPED` or over is left out
-/// (overexposed paper says nothing of the ratio between the channels). A marker counts only
+/// (overexposed paper says nothing of the ratio between the channels), and a marker whose
+/// white is clipped all over, in every channel, counts as `CLIPPED_WHITE`, grey (paper
+/// clipped in one channel only is a cast whose other channels still show: a warm frame's
+/// red). A marker counts only
 /// where its black cells show darker than `MAX_BLACK_SHARE` of its white, and that at least
 /// `MIN_PAPER`: a card taken off the table, or hidden, leaves the mat or a hand where the
 /// calibration puts it, and their colour is not the light's.
@@ -128,6 +135,7 @@ pub fn paper_white(
         let bits = aruco::marker_bits(dict, m.id as i32)?;
         let (mut white, mut whites) = ([0.0; 3], 0usize);
         let (mut black, mut blacks) = (0.0, 0usize);
+        let mut clipped = 0usize;
         for row in 0..bits.cells {
             for col in 0..bits.cells {
                 let is_black = bits.is_black(row as i64, col as i64);
@@ -145,11 +153,25 @@ pub fn paper_white(
                             *s += f64::from(c);
                         }
                         whites += 1;
+                    } else if px.0.iter().all(|c| *c >= CLIPPED) {
+                        clipped += 1;
                     }
                 }
             }
         }
-        if whites < MIN_SAMPLES || blacks < MIN_SAMPLES {
+        if blacks < MIN_SAMPLES {
+            continue;
+        }
+        // Paper clipped all over: at least as bright as white can show, so taken for just
+        // that (see `Balance::of_white`).
+        if whites < MIN_SAMPLES
+            && clipped >= MIN_SAMPLES
+            && black / (blacks as f64) < MAX_BLACK_SHARE * CLIPPED_WHITE
+        {
+            per_marker.push([CLIPPED_WHITE; 3]);
+            continue;
+        }
+        if whites < MIN_SAMPLES {
             continue;
         }
         let white_level = white.iter().sum::<f64>() / (3 * whites) as f64;
@@ -192,6 +214,8 @@ const GRID: [(f64, f64); 9] = [
     (0.25, 0.25),
 ];
 const CLIPPED: u8 = 250;
+/// What paper clipped all over is taken for: the most a frame shows.
+const CLIPPED_WHITE: f64 = 255.0;
 /// Two cells' worth.
 const MIN_SAMPLES: usize = 18;
 /// Paper darker than this (mean sRGB) is not paper in light: a black frame, a card in
@@ -223,6 +247,17 @@ mod tests {
     use super::*;
     use opencv::core::{CV_8UC3, Scalar};
     use opencv::prelude::*;
+
+    #[test]
+    fn clipped_paper_is_brought_down_to_the_reference() {
+        let b = Balance::of_white([CLIPPED_WHITE; 3]);
+        assert!(
+            b.gains
+                .iter()
+                .all(|g| (g - REF_WHITE / CLIPPED_WHITE).abs() < 1e-12),
+            "{b:?}"
+        );
+    }
 
     #[test]
     fn a_grey_white_in_the_band_is_left_as_it_is() {
