@@ -49,7 +49,7 @@ impl Balance {
         if white.iter().any(|c| *c <= 0.0) {
             return Balance::NONE;
         }
-        let exposure = if mean < MIN_WHITE || mean >= CLIPPED_WHITE {
+        let exposure = if !(MIN_WHITE..CLIPPED_WHITE).contains(&mean) {
             REF_WHITE / mean
         } else {
             1.0
