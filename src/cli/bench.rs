@@ -9,7 +9,6 @@ use crate::vision::detect::bases::refit_bases;
 use crate::vision::detect::score::{SceneScore, score};
 use crate::vision::detect::stream::Stream;
 use crate::vision::detect::{Calibrated, Detector};
-use crate::vision::edges::Grey;
 use crate::vision::sim::Truth;
 use crate::vision::sim::camera_change::CameraChange;
 use crate::vision::sim::visibility::{RimView, rim_view};
@@ -162,8 +161,7 @@ fn run_detect(a: &BenchDetectArgs) -> anyhow::Result<()> {
         let mut times = Vec::new();
         for _ in 0..a.runs.max(1) {
             let t = Instant::now();
-            let balanced = found.balance.apply_grey(&frame)?;
-            let grey = Grey::from_mat(balanced.as_ref().unwrap_or(&frame))?;
+            let grey = found.balance.grey(&frame)?;
             let _ = refit_bases(&grey, &det.cal.camera, models, &found.bases);
             times.push(t.elapsed().as_secs_f64() * 1000.0);
         }

@@ -199,6 +199,15 @@ pub fn disc_kernel(diameter: i32) -> Result<Mat, VisionError> {
     )?)
 }
 
+/// Each output channel a weighted sum of the image's B, G, R (one row of weights per output
+/// channel), rounded and saturating: channel gains as a diagonal, a grey as one row.
+pub fn weigh_channels(img: &Mat, rows: &[[f64; 3]]) -> Result<Mat, VisionError> {
+    let m = Mat::from_slice_2d(rows)?;
+    let mut out = Mat::default();
+    opencv::core::transform(img, &mut out, &m)?;
+    Ok(out)
+}
+
 /// Grey version of a BGR image.
 pub fn grey(img: &Mat) -> Result<Mat, VisionError> {
     let mut g = Mat::default();

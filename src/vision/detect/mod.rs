@@ -149,18 +149,11 @@ impl<'a> Detector<'a> {
     /// from what stands on it.
     pub fn set_background(&mut self, background: &Mat) -> Result<(), VisionError> {
         self.cal.check_frame(background)?;
-        self.background = Some(match self.balanced(background)? {
+        self.background = Some(match self.balance(background)?.apply_frame(background)? {
             Some(b) => b,
             None => background.try_clone()?,
         });
         Ok(())
-    }
-
-    /// `frame` with its white balance and exposure put right (see [`white`]), or `None`
-    /// where they are right already: every step after reads the frame as though its mat
-    /// markers' paper showed grey at the level the detection's limits were chosen at.
-    pub fn balanced(&self, frame: &Mat) -> Result<Option<Mat>, VisionError> {
-        self.balance(frame)?.apply_frame(frame)
     }
 
     /// What a person should know of how `frame`'s colours were read, where anything and
@@ -190,7 +183,9 @@ impl<'a> Detector<'a> {
         }))
     }
 
-    /// What puts `frame`'s white balance and exposure right (see [`white`]).
+    /// What puts `frame`'s white balance and exposure right (see [`white`]): every step of
+    /// the search reads the frame through it, as though its mat markers' paper showed grey
+    /// at the level the detection's limits were chosen at.
     pub fn balance(&self, frame: &Mat) -> Result<white::Balance, VisionError> {
         let white = white::paper_white(frame, &self.cal.camera, &self.cal.layout)?;
         Ok(white.map_or(white::Balance::NONE, white::Balance::of_white))

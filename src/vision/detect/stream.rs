@@ -21,7 +21,6 @@ use crate::scene::{ObstacleSpec, Scene};
 use crate::track::{ShipObservation, Tracker, TrackerOptions};
 use crate::vision::VisionError;
 use crate::vision::calibrate::check::TableCheck;
-use crate::vision::edges::Grey;
 use opencv::core::Mat;
 use opencv::prelude::*;
 use std::sync::Arc;
@@ -295,8 +294,7 @@ impl<'a> Stream<'a> {
     #[allow(clippy::type_complexity)]
     fn refit(&self, frame: &Mat) -> Result<(Vec<FoundBase>, Vec<Vec<Point>>), VisionError> {
         self.detector.cal.check_frame(frame)?;
-        let balanced = self.balance.apply_grey(frame)?;
-        let grey = Grey::from_mat(balanced.as_ref().unwrap_or(frame))?;
+        let grey = self.balance.grey(frame)?;
         let bases = refit_bases(
             &grey,
             &self.detector.cal.camera,

@@ -15,7 +15,8 @@
 use super::facing::pixel_at;
 use crate::calibration::Layout;
 use crate::vision::aruco::{self, Dict};
-use crate::vision::{Camera, VisionError};
+use crate::vision::edges::Grey;
+use crate::vision::{Camera, VisionError, cv};
 use opencv::core::{Mat, Vec3b};
 
 /// Per-channel gains (B, G, R) that make the paper's white grey.
@@ -75,8 +76,7 @@ impl Balance {
             return Ok(None);
         }
         let [b, g, r] = self.gains;
-        let m = Mat::from_slice_2d(&[[b, 0.0, 0.0], [0.0, g, 0.0], [0.0, 0.0, r]])?;
-        transformed(frame, &m).map(Some)
+        cv::weigh_channels(frame, &[[b, 0.0, 0.0], [0.0, g, 0.0], [0.0, 0.0, r]]).map(Some)
     }
 
     /// The balanced frame's grey (OpenCV's BGR to grey weights, each times its channel's
@@ -87,17 +87,14 @@ impl Balance {
             return Ok(None);
         }
         let [b, g, r] = self.gains;
-        let m = Mat::from_slice_2d(&[[0.114 * b, 0.587 * g, 0.299 * r]])?;
-        transformed(frame, &m).map(Some)
+        cv::weigh_channels(frame, &[[0.114 * b, 0.587 * g, 0.299 * r]]).map(Some)
     }
-}
 
-/// Each of the frame's pixels (B, G, R) times the matrix `m` (one row per output channel),
-/// saturating.
-fn transformed(frame: &Mat, m: &Mat) -> Result<Mat, VisionError> {
-    let mut out = Mat::default();
-    opencv::core::transform(frame, &mut out, m)?;
-    Ok(out)
+    /// The frame's linear grey as it would show balanced (see `apply_grey`).
+    pub fn grey(&self, frame: &Mat) -> Result<Grey, VisionError> {
+        let balanced = self.apply_grey(frame)?;
+        Grey::from_mat(balanced.as_ref().unwrap_or(frame))
+    }
 }
 
 /// A channel this far from the white's mean (as a share) is a cast: on the five rendered

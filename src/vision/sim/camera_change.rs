@@ -30,11 +30,8 @@ pub enum CameraChange {
 impl CameraChange {
     /// `frame` (8-bit BGR) as changed; the noise is the same for a given `seed`.
     pub fn apply(self, frame: &Mat, seed: u64) -> Result<Mat, VisionError> {
-        let gains = |b: f64, g: f64, r: f64| -> Result<Mat, VisionError> {
-            let m = Mat::from_slice_2d(&[[b, 0.0, 0.0], [0.0, g, 0.0], [0.0, 0.0, r]])?;
-            let mut out = Mat::default();
-            core::transform(frame, &mut out, &m)?;
-            Ok(out)
+        let gains = |b: f64, g: f64, r: f64| {
+            cv::weigh_channels(frame, &[[b, 0.0, 0.0], [0.0, g, 0.0], [0.0, 0.0, r]])
         };
         match self {
             CameraChange::Warm => gains(0.8, 1.0, 1.15),
