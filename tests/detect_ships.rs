@@ -2456,15 +2456,36 @@ fn a_base_whose_arc_lines_show_is_centred_by_their_crossing() {
 // whatever made it weak, since a third of weak fits lie on the wrong edges altogether.
 // Those doubted for one reason alone hardly ever do (on the fixed and second rendered sets
 // 16 of 17 within 1 mm, the worst 1.43), and now say 1 mm and 2.5 deg at least
-// (`ONE_DOUBT_SIGMA_MM`), still flagged for the judge. Seed 11 has three such bases: s2
+// (`FEW_DOUBTS_SIGMA_MM`), still flagged for the judge. Seed 11 has three such bases: s2
 // (one side hidden, 0.57 mm off), s6 (no hashmark shows, 0.07 mm; 6.5 mm again since the
 // seventeenth session) and s7 (a miniature's outline, 0.17 mm); each said 6.5 mm before.
 #[test]
 fn a_weak_fit_with_one_doubt_says_a_millimetre_not_six() {
-    use hashmark::scene::Doubt;
-    let (truth, scene) = detected(11);
-    let s = score(&truth.scene, &scene, Models::builtin());
     // (No hashmark alone is not among them since: see the test below.)
+    let one = weak_fits_with_hashmark(11, 1);
+    assert!(one.len() >= 2, "{} weak fits with one doubt", one.len());
+    says_a_millimetre(&one);
+}
+
+// Two doubts, the hashmark in view, said 6.5 mm until the thirty-seventh session; on the
+// fixed, third, epic and 4K rendered sets 20 weak fits were so (14 of them little outline
+// with one side hidden): 19 within 1 mm (the worst 1.62 mm, a large base at 4K), headings
+// within 1.7 deg but one with a second heading (4.5 deg, which its own sigma says), all
+// facing right; now 1 mm and 2.5 deg at least, like one doubt. Seed 9's s1, a medium base
+// whose miniature hides one side and most of another, is one (with the true camera).
+#[test]
+fn a_weak_fit_with_two_doubts_and_its_hashmark_says_a_millimetre_too() {
+    let two = weak_fits_with_hashmark(9, 2);
+    assert!(!two.is_empty(), "no weak fit with two doubts");
+    says_a_millimetre(&two);
+}
+
+/// The ships of seed `seed` flagged for the judge whose doubts are `count` reasons of a
+/// weak fit (the hashmark in view) and at most the facing or heading doubts beside them.
+fn weak_fits_with_hashmark(seed: u64, count: usize) -> Vec<ShipMatch> {
+    use hashmark::scene::Doubt;
+    let (truth, scene) = detected(seed);
+    let s = score(&truth.scene, &scene, Models::builtin());
     let weak_kind = |d: &Doubt| {
         matches!(
             d,
@@ -2475,15 +2496,20 @@ fn a_weak_fit_with_one_doubt_says_a_millimetre_not_six() {
                 | Doubt::RimStrayed
         )
     };
-    let one: Vec<_> = s
+    let found: Vec<ShipMatch> = s
         .ships
-        .iter()
-        .filter(|m| m.doubts.len() == 1 && weak_kind(&m.doubts[0]))
+        .into_iter()
+        .filter(|m| m.doubts.len() == count && m.doubts.iter().any(weak_kind))
+        .filter(|m| !m.doubts.contains(&Doubt::NoHashmark))
         .filter(|m| m.confidence.is_some_and(|c| c < 0.65))
         .collect();
-    eprintln!("{one:#?}");
-    assert!(one.len() >= 2, "{} weak fits with one doubt", one.len());
-    for m in one {
+    eprintln!("seed {seed}: {found:#?}");
+    found
+}
+
+/// Each ship says about a millimetre and a few degrees, and lies within two of its sigmas.
+fn says_a_millimetre(ships: &[ShipMatch]) {
+    for m in ships {
         let (mm, deg) = (m.sigma_mm.unwrap_or(0.0), m.sigma_deg.unwrap_or(0.0));
         assert!(mm < 3.0 && deg < 5.0, "{m:?}");
         assert!(
