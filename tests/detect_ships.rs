@@ -2470,9 +2470,10 @@ fn a_weak_fit_with_one_doubt_says_a_millimetre_not_six() {
 // Two doubts, the hashmark in view, said 6.5 mm until the thirty-seventh session; on the
 // fixed, third, epic and 4K rendered sets 20 weak fits were so (14 of them little outline
 // with one side hidden): 19 within 1 mm (the worst 1.62 mm, a large base at 4K), headings
-// within 1.7 deg but one with a second heading (4.5 deg, which its own sigma says), all
-// facing right; now 1 mm and 2.5 deg at least, like one doubt. Seed 9's s1, a medium base
-// whose miniature hides one side and most of another, is one (with the true camera).
+// within 1.7 deg but one with a second heading (4.5 deg, about what its own sigma says),
+// facing right but one doubted for it; now 1 mm and 2.5 deg at least, like one doubt. Seed
+// 9's s1 is one (with the true camera): a medium base with little outline and one side of
+// an axis hidden, 0.16 mm and 0.35 deg off, which said 6.5 mm and 8 deg.
 #[test]
 fn a_weak_fit_with_two_doubts_and_its_hashmark_says_a_millimetre_too() {
     let two = weak_fits_with_hashmark(9, 2);
