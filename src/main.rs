@@ -8,9 +8,10 @@ fn main() -> std::process::ExitCode {
 /// images: 2-8 MB each at 1080p) and frees them at the frame's end. glibc hands blocks
 /// that large back to the system when freed (its mmap and trim thresholds), and the next
 /// frame faults every page of them in afresh, zeroed by the kernel: on the fixed rendered
-/// set a stream's full search took 50-52 ms so and 37-40 with the freed memory kept for
-/// reuse (`bench detect`, the machine busy with another job). The process then keeps its
-/// freed memory until it exits: `bench detect` on that set peaked at 247 MB against 194.
+/// set a stream's full search took 35-36 ms so and 26-27 with the freed memory kept for
+/// reuse (`bench detect --runs 3 --beside-searches 0`, two runs each). The process then
+/// keeps its freed memory until it exits: `bench detect` on that set peaked at 247 MB
+/// against 194.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 fn keep_freed_memory() {
     const MMAP_THRESHOLD: libc::c_int = 256 << 20;
