@@ -210,13 +210,13 @@ fn find_markers(
 }
 
 /// A marker's corners refined (see [`refine_quad`]) on its window of the frame alone: in
-/// a stream this check runs with every full search, and the whole 1080p frame in linear
-/// light, for four cards, cost it a third of its time (`bench detect` on the fixed set,
-/// the machine busy with another job: 4.8 ms, 3.0-3.2 so). The window's margin (half the
-/// marker and 16 px each way) is wider than the refinement's reach: on the rendered tables
-/// of scripts/detect-report.sh (the fixed, third, 4K and epic sets and a third of the
-/// second), frames and empty tables, the 465 markers found came out within 2e-12 px of the
-/// whole frame's refinement.
+/// a stream this check runs with every full search, and the whole frame in linear light,
+/// for four cards, cost it a third of its time (`bench detect --runs 3`, two runs each:
+/// fixed 1080p set 4.2-4.4 ms, 2.5-2.9 so; 4K, `--runs 5`, 13.8-13.9, 8.0). The window's
+/// margin (half the marker and 16 px each way) is wider than the refinement's reach: on
+/// the rendered tables of scripts/detect-report.sh (the fixed, third, 4K and epic sets and
+/// a third of the second), frames and empty tables, the 465 markers found came out within
+/// 2e-12 px of the whole frame's refinement.
 fn refine_in_window(
     frame: &Mat,
     size: Size,

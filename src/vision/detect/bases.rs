@@ -61,9 +61,8 @@ const SIGMA_SCALE_MM: f64 = 1.8;
 /// hidden), 19 within 1 mm (the worst 1.62 mm, a large base at 4K; centre p68 0.65 mm),
 /// headings within 1.7 deg but one with a second heading (4.5 deg, about its own sigma),
 /// facing right but one doubted for it; held out, the second set's 5 lay 0.45-1.43 mm and
-/// 0.05-3.5 deg off, all within 1.5 sigmas. The 17
-/// with little outline and no hashmark lay within 1.23 mm, but say 6.5 mm still, for the
-/// reason above.
+/// 0.05-3.5 deg off, all within 1.5 sigmas. The 17 with little outline and no hashmark lay
+/// within 1.23 mm, but say 6.5 mm still, for the reason above.
 const FEW_DOUBTS: usize = 2;
 const FEW_DOUBTS_SIGMA_MM: f64 = 1.0;
 const FEW_DOUBTS_SIGMA_DEG: f64 = 2.5;
@@ -1583,8 +1582,7 @@ pub fn to_ships(bases: &[FoundBase], calibration_sigma_mm: f64) -> Vec<ShipSpec>
             if weak {
                 // A weak fit doubted for one or two reasons, its hashmark in view, is rarely
                 // on the wrong edges (see `FEW_DOUBTS_SIGMA_MM`), one doubted for five or
-                // more mostly is (see
-                // `MANY_DOUBTS_SIGMA_MM`).
+                // more mostly is (see `MANY_DOUBTS_SIGMA_MM`).
                 let (floor_mm, floor_deg) = weak_sigmas(&doubts);
                 sigma_mm = sigma_mm.max(floor_mm);
                 sigma_deg = sigma_deg.max(floor_deg);
