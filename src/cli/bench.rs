@@ -236,6 +236,7 @@ fn run_detect(a: &BenchDetectArgs) -> anyhow::Result<()> {
         within(&|m| m.sigma_deg.is_some_and(|s| m.heading_error_deg.abs() <= s)),
     );
     print_sigma_rms(&all)?;
+    outln!("{}", misleading(&all));
     outln!(
         "missed ships: {}, of them {} under an outline to check by eye (a measured one, or a miniature's with no base seen under it); extra obstacles: {}, of them {} such outlines",
         all.missed_ships.len(),
@@ -471,6 +472,37 @@ fn print_sigma_rms(all: &SceneScore) -> anyhow::Result<()> {
     );
     Ok(())
 }
+
+/// How many bases a judge would be misled by: not flagged, yet facing the wrong way or
+/// further off than `MISLEADING_SIGMAS` of their own sigmas (a judge settles a 1 mm call on
+/// a sure base's figures; a sigma honest on average can still hide a few such).
+fn misleading(all: &SceneScore) -> String {
+    let sure: Vec<_> = all.ships.iter().filter(|m| not_flagged(m)).collect();
+    let beyond = |e: f64, s: Option<f64>| s.is_some_and(|s| e > MISLEADING_SIGMAS * s);
+    let facing = sure.iter().filter(|m| !m.facing_right).count();
+    let centre = sure
+        .iter()
+        .filter(|m| beyond(m.centre_error_mm, m.sigma_mm))
+        .count();
+    let heading = sure
+        .iter()
+        .filter(|m| beyond(m.heading_error_deg.abs(), m.sigma_deg))
+        .count();
+    format!(
+        "not flagged, yet misleading: {} of {}: facing wrong {facing}, centre beyond {MISLEADING_SIGMAS} sigmas {centre}, heading beyond {MISLEADING_SIGMAS} sigmas {heading}",
+        sure.iter()
+            .filter(|m| {
+                !m.facing_right
+                    || beyond(m.centre_error_mm, m.sigma_mm)
+                    || beyond(m.heading_error_deg.abs(), m.sigma_deg)
+            })
+            .count(),
+        sure.len()
+    )
+}
+/// Errors that follow their sigmas (Gaussian) lie further out rarely: a heading 1 in 80
+/// times, a centre (its sigma the RMS of a 2-D error) 1 in 500.
+const MISLEADING_SIGMAS: f64 = 2.5;
 
 /// The errors' RMS and the sigmas' RMS of the bases `keep` takes (see `print_sigma_rms`).
 struct SigmaRms {
@@ -773,6 +805,28 @@ mod tests {
             doubts: Vec::new(),
             rim_view: None,
         }
+    }
+
+    #[test]
+    fn a_sure_base_far_off_or_facing_wrong_is_misleading() {
+        let mut all = SceneScore {
+            ships: vec![found(0.3, Some(0.5)), found(1.3, Some(0.5))],
+            ..Default::default()
+        };
+        // Facing wrong but flagged: not misleading; facing wrong and sure: misleading.
+        let mut turned = found(0.2, Some(0.5));
+        turned.facing_right = false;
+        turned.confidence = Some(0.5);
+        all.ships.push(turned.clone());
+        turned.confidence = Some(0.9);
+        all.ships.push(turned);
+        // No sigma: nothing to be beyond.
+        all.ships.push(found(3.0, None));
+        assert_eq!(
+            misleading(&all),
+            "not flagged, yet misleading: 2 of 4: facing wrong 1, centre beyond 2.5 sigmas 1, \
+             heading beyond 2.5 sigmas 1"
+        );
     }
 
     #[test]
