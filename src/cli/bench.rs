@@ -477,27 +477,28 @@ fn print_sigma_rms(all: &SceneScore) -> anyhow::Result<()> {
 /// further off than `MISLEADING_SIGMAS` of their own sigmas (a judge settles a 1 mm call on
 /// a sure base's figures; a sigma honest on average can still hide a few such).
 fn misleading(all: &SceneScore) -> String {
-    let sure: Vec<_> = all.ships.iter().filter(|m| not_flagged(m)).collect();
     let beyond = |e: f64, s: Option<f64>| s.is_some_and(|s| e > MISLEADING_SIGMAS * s);
-    let facing = sure.iter().filter(|m| !m.facing_right).count();
-    let centre = sure
+    // Per sure base: facing wrong, centre beyond, heading beyond.
+    let flags: Vec<[bool; 3]> = all
+        .ships
         .iter()
-        .filter(|m| beyond(m.centre_error_mm, m.sigma_mm))
-        .count();
-    let heading = sure
-        .iter()
-        .filter(|m| beyond(m.heading_error_deg.abs(), m.sigma_deg))
-        .count();
+        .filter(|m| not_flagged(m))
+        .map(|m| {
+            [
+                !m.facing_right,
+                beyond(m.centre_error_mm, m.sigma_mm),
+                beyond(m.heading_error_deg.abs(), m.sigma_deg),
+            ]
+        })
+        .collect();
+    let count = |i: usize| flags.iter().filter(|f| f[i]).count();
     format!(
-        "not flagged, yet misleading: {} of {}: facing wrong {facing}, centre beyond {MISLEADING_SIGMAS} sigmas {centre}, heading beyond {MISLEADING_SIGMAS} sigmas {heading}",
-        sure.iter()
-            .filter(|m| {
-                !m.facing_right
-                    || beyond(m.centre_error_mm, m.sigma_mm)
-                    || beyond(m.heading_error_deg.abs(), m.sigma_deg)
-            })
-            .count(),
-        sure.len()
+        "not flagged, yet misleading: {} of {}: facing wrong {}, centre beyond {MISLEADING_SIGMAS} sigmas {}, heading beyond {MISLEADING_SIGMAS} sigmas {}",
+        flags.iter().filter(|f| f.contains(&true)).count(),
+        flags.len(),
+        count(0),
+        count(1),
+        count(2)
     )
 }
 /// Errors that follow their sigmas (Gaussian) lie further out rarely: a heading 1 in 80
