@@ -2442,7 +2442,7 @@ fn a_side_seen_through_token_edges_alone_widens_the_heading_sigma() {
 // images): its outline rests on four sides the mat's art and the miniature pull on. Its
 // token's arc lines cross at its centre, read from two thin lines rather than from the
 // sides, and the centre now weighs the crossing against the outline by their covariances
-// (`bases::centre_with_lines`): 0.14 mm off, sigma 0.19 (0.07 through the calibration).
+// (`bases::quality::centre_with_lines`): 0.14 mm off, sigma 0.19 (0.07 through the calibration).
 #[test]
 fn a_base_whose_arc_lines_show_is_centred_by_their_crossing() {
     let (truth, scene) = detected(46);

@@ -54,5 +54,5 @@ pub fn play_area_scale(camera: &Camera, play: &PlayArea, z: f64) -> Option<PlayA
 /// Under this many pixels along a small base's side, headings are known to about a degree
 /// only (on the four rendered sets of scripts/detect-report.sh, bases with a sigma under
 /// 3 mm: 1.5 deg RMS under 30 px per side, 0.1-0.6 deg above; see
-/// `vision::detect::bases::resolution_sigma_deg`).
+/// `vision::detect::bases::quality::resolution_sigma_deg`).
 pub const COARSE_SIDE_PX: f64 = 30.0;
