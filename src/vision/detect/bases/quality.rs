@@ -102,6 +102,15 @@ const RIM_DOUBT_MM: f64 = 0.9;
 const RIM_SEEN: f64 = 0.15;
 /// A confidence factor below this names its doubt (see `FoundBase::doubts`).
 const DOUBT_FACTOR: f64 = 0.85;
+/// The most a base whose facing is doubted (`Doubt::FacingUnsure`: the facing's posterior
+/// under 0.7) is given, under the judge's 0.65 (`judge::UNSURE_CONFIDENCE`): a barrel roll's
+/// left and right turn with the facing, and no sigma carries a facing a quarter or half a
+/// turn off, so the flag is the only place a judge hears of it. Through the facing's
+/// share of the confidence alone (see `facing_factor`) a base with its whole outline kept
+/// 0.75 at a posterior of 0.5 and was not flagged, nor was one whose front strip denied
+/// being the front (`facing::DENIED_CONFIDENCE`) or whose facing rested on an engine glow
+/// alone (3/7), though both were meant to be.
+const FACING_DOUBT_CONFIDENCE: f64 = 0.6;
 
 impl FoundBase {
     /// Whether the fit is as likely on the wrong edges as on the base (see `to_ships`):
@@ -354,6 +363,7 @@ pub fn to_ships(bases: &[FoundBase], calibration_sigma_mm: f64) -> Vec<ShipSpec>
             // extends from it is the size class's assumption, not a measurement.
             let weak = b.is_weak();
             let doubts = b.doubts();
+            let facing_doubted = doubts.contains(&Doubt::FacingUnsure);
             let rim_sigma = SIGMA_PER_RIM_MM * b.rim_strayed_mm();
             // Each unsure axis adds its term in quadrature: two give sqrt(2) times one.
             let unsure = (b.edge_kind_unsure_axes() as f64).sqrt();
@@ -375,6 +385,23 @@ pub fn to_ships(bases: &[FoundBase], calibration_sigma_mm: f64) -> Vec<ShipSpec>
                 sigma_mm = sigma_mm.max(floor_mm);
                 sigma_deg = sigma_deg.max(floor_deg);
             }
+            // A facing in doubt flags the base (see `FACING_DOUBT_CONFIDENCE`).
+            let mut confidence = outline_factor(b.quality)
+                * facing_factor(b.facing_confidence)
+                * if weak { 0.5 } else { 1.0 }
+                // Two headings a few degrees apart fit about as well: a judge
+                // should look (see `heading_spread`).
+                * if b.heading_spread_deg > HEADING_SPREAD_DOUBT_DEG {
+                    0.5
+                } else {
+                    1.0
+                }
+                // Another square fits about as well: a judge should look (see
+                // `keep_apart`).
+                * if b.rival_mm > 0.0 { 0.5 } else { 1.0 };
+            if facing_doubted {
+                confidence = confidence.min(FACING_DOUBT_CONFIDENCE);
+            }
             ShipSpec {
                 id: format!("s{}", i + 1),
                 size: b.size,
@@ -384,21 +411,7 @@ pub fn to_ships(bases: &[FoundBase], calibration_sigma_mm: f64) -> Vec<ShipSpec>
                 quality: Quality {
                     sigma_mm: Some(round3(sigma_mm)),
                     sigma_deg: Some(round3(sigma_deg)),
-                    confidence: Some(round3(
-                        outline_factor(b.quality)
-                            * facing_factor(b.facing_confidence)
-                            * if weak { 0.5 } else { 1.0 }
-                            // Two headings a few degrees apart fit about as well: a judge
-                            // should look (see `heading_spread`).
-                            * if b.heading_spread_deg > HEADING_SPREAD_DOUBT_DEG {
-                                0.5
-                            } else {
-                                1.0
-                            }
-                            // Another square fits about as well: a judge should look (see
-                            // `keep_apart`).
-                            * if b.rival_mm > 0.0 { 0.5 } else { 1.0 },
-                    )),
+                    confidence: Some(round3(confidence)),
                     occluded: false,
                     doubts,
                 },
@@ -490,6 +503,29 @@ mod tests {
             about_token: false,
             no_colour: false,
         }
+    }
+
+    /// A base whose facing is doubted is flagged for the judge however well its outline
+    /// fits; one whose facing is sure is not.
+    #[test]
+    fn a_doubted_facing_flags_a_base_with_its_whole_outline() {
+        let unsure = crate::judge::UNSURE_CONFIDENCE;
+        let sure = fitted(None);
+        let ship = &to_ships(&[sure.clone()], 0.1)[0];
+        assert!(ship.quality.doubts.is_empty());
+        assert!(ship.quality.confidence.is_some_and(|c| c >= unsure));
+        for facing in [0.2, 0.5, 0.69] {
+            let mut b = sure.clone();
+            b.facing_confidence = facing;
+            let ship = &to_ships(&[b], 0.1)[0];
+            assert_eq!(ship.quality.doubts, vec![Doubt::FacingUnsure], "{facing}");
+            let c = ship.quality.confidence.unwrap_or(1.0);
+            assert!(c < unsure, "facing {facing}: confidence {c}");
+        }
+        let mut b = sure;
+        b.facing_confidence = 0.71;
+        let ship = &to_ships(&[b], 0.1)[0];
+        assert!(ship.quality.confidence.is_some_and(|c| c >= unsure));
     }
 
     /// The arc lines' crossing pulls the centre by the two covariances: equal ones meet
