@@ -511,7 +511,7 @@ mod tests {
     fn a_doubted_facing_flags_a_base_with_its_whole_outline() {
         let unsure = crate::judge::UNSURE_CONFIDENCE;
         let sure = fitted(None);
-        let ship = &to_ships(&[sure.clone()], 0.1)[0];
+        let ship = &to_ships(std::slice::from_ref(&sure), 0.1)[0];
         assert!(ship.quality.doubts.is_empty());
         assert!(ship.quality.confidence.is_some_and(|c| c >= unsure));
         for facing in [0.2, 0.5, 0.69] {
