@@ -88,17 +88,17 @@ const RESOLUTION_SIDE_PX: f64 = 28.0;
 /// doubted: 5.1 and 1.7 mm (5.4 deg) off at 1080p, 1.1 and 0.8 mm at 4K, 0.7-1.2 mm on
 /// the second set; it doubts none of the fits within 0.6 mm.
 const RIM_DOUBT_MM: f64 = 0.9;
-/// Mean share of a side's samples (see [`BaseFit::paired_support`]) at which both edges of
-/// the rim show, the silhouette and the token's edge a rim's width apart, from which the
-/// fit is on a base's rim however little of the outline it has or whether a hashmark shows:
-/// a thin dark line between two brighter surfaces, which texture and miniatures rarely
-/// imitate. At 1080p the 1.6-2 mm rim is two pixels and its edges seldom come apart; at
-/// 4K they do. On the three rendered sets of scripts/detect-report.sh the 7 fits this
-/// undoubts (five of the 4K set's 12 doubted) were 0.07-0.39 mm off; the doubted fits that
-/// show a rim less clearly (0.09) include one 2.7 mm off, and no invented base shows more
-/// than 0.05. Their confidence still says how little of the outline showed. An axis seen
-/// from one side only is forgiven only where the rim shows on that axis's own sides (see
-/// `FoundBase::rim_seen_across`; on the fixed and 4K sets that changed nothing).
+/// Mean share of a side's samples (see [`super::BaseFit::paired_support`]) at which both
+/// edges of the rim show, the silhouette and the token's edge a rim's width apart, from
+/// which the fit is on a base's rim however little of the outline it has or whether a
+/// hashmark shows: a thin dark line between two brighter surfaces, which texture and
+/// miniatures rarely imitate. At 1080p the 1.6-2 mm rim is two pixels and its edges seldom
+/// come apart; at 4K they do. On the three rendered sets of scripts/detect-report.sh the 7
+/// fits this undoubts (five of the 4K set's 12 doubted) were 0.07-0.39 mm off; the doubted
+/// fits that show a rim less clearly (0.09) include one 2.7 mm off, and no invented base
+/// shows more than 0.05. Their confidence still says how little of the outline showed. An
+/// axis seen from one side only is forgiven only where the rim shows on that axis's own
+/// sides (see `FoundBase::rim_seen_across`; on the fixed and 4K sets that changed nothing).
 const RIM_SEEN: f64 = 0.15;
 /// A confidence factor below this names its doubt (see `FoundBase::doubts`).
 const DOUBT_FACTOR: f64 = 0.85;
