@@ -1,5 +1,6 @@
 //! Ship bases: candidates from the orthophoto vote, each fitted in the camera frame at the
 //! sizes the vote suggests, the best-supported fit kept, then its facing read from the token.
+//! How sure each base found is, and what the scene says of it, is `quality`'s.
 
 use super::base_fit::{BaseFit, BaseGuess, BaseShape, RIM_PRIOR_MM, fit_base};
 use super::base_search::{
