@@ -4,10 +4,10 @@
 //! arc lines, facing evidence) into figures a judge can weigh, each rule with what it was
 //! measured on.
 
-use super::super::base_fit::RIM_PRIOR_MM;
-use super::super::token_lines::LineTurn;
 use super::{FoundBase, HEADING_SPREAD_DOUBT_DEG};
 use crate::scene::{Doubt, Quality, ShipSpec};
+use crate::vision::detect::base_fit::RIM_PRIOR_MM;
+use crate::vision::detect::token_lines::LineTurn;
 use nalgebra::{Matrix2, Vector2};
 
 /// Outline support below which a fit is as likely on the wrong edges as on the base, and
