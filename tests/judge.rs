@@ -139,13 +139,16 @@ fn the_verdict_is_exactly_roll_json_for_every_demo_ship() {
     }
 }
 
-/// Pixels within 3 of `rgb` in every channel (opaque).
+/// Pixels within 3 of `rgb` in every channel (opaque). (The PNG is read with the overlay's
+/// `image`; the tests that look at it need the feature.)
+#[cfg(feature = "overlay")]
 fn count(img: &image::RgbaImage, rgb: [u8; 3]) -> usize {
     img.pixels()
         .filter(|p| p[3] == 255 && (0..3).all(|i| p[i].abs_diff(rgb[i]) <= 3))
         .count()
 }
 
+#[cfg(feature = "overlay")]
 fn decode(path: &Path) -> image::RgbaImage {
     image::open(path)
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
