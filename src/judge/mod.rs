@@ -7,6 +7,7 @@
 //! calibration summary and the source are there so that a judge can see how far from the
 //! line each landing is, how sure the camera is, and where the numbers came from.
 
+pub mod agreement;
 mod calibration;
 mod clearances;
 mod outline;

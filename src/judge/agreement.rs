@@ -1,0 +1,371 @@
+//! The camera's roll verdicts against the truth's: what a judge would be told, position by
+//! position, on a detected scene, set beside the verdict on the true table. Detection's
+//! centre and heading errors say how far off a base is; this says what that costs where it
+//! matters, in rulings: how many the camera gets right while saying it is sure, how many
+//! it leaves to the judge (a flagged ship, a clearance within two sigma, an unnamed
+//! outline), and how many it gets wrong while saying it is sure, the one kind of error a
+//! judge cannot catch.
+
+use super::{DetectionNote, OutlineNote};
+use crate::models::Models;
+use crate::rules::{Blocker, BlockerKind, Landing, RollOptions, Side, Table, barrel_roll};
+use crate::scene::Scene;
+use serde::Serialize;
+
+/// How one position's verdict on the detected scene stands against the truth's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Call {
+    /// Said sure, and right.
+    SureRight,
+    /// Left to the judge (see [`left_to_judge`]), and right all the same.
+    LeftRight,
+    /// Left to the judge, and wrong: the judge, told to look, would catch it.
+    LeftWrong,
+    /// Said sure, and wrong.
+    SureWrong,
+}
+
+/// One position of one roll, with both verdicts.
+#[derive(Clone, Debug, Serialize)]
+pub struct PositionCall {
+    /// The true ship's id and the detected one's.
+    pub ship: String,
+    pub found_ship: String,
+    pub side: Side,
+    pub slot: crate::rules::Slot,
+    pub call: Call,
+    /// Why it was left to the judge: the rolling ship is doubted (its confidence), and
+    /// the position itself cannot be settled (see [`left_to_judge`]).
+    pub ship_doubted: bool,
+    pub position_unsettled: bool,
+    pub truth_legal: bool,
+    pub found_legal: bool,
+    /// The true landing's clearance and the detected one's (mm, see [`Landing`]).
+    pub truth_clearance_mm: f64,
+    pub found_clearance_mm: f64,
+    /// The detected landing's deciding blocker and its sigma.
+    pub found_nearest: String,
+    pub found_sigma_mm: Option<f64>,
+}
+
+/// Every position of every roll both ways of the ships detection found, and how many
+/// positions the ships it missed would have had (a judge asking about one is told there is
+/// no such ship).
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Agreement {
+    pub calls: Vec<PositionCall>,
+    pub missed_positions: usize,
+}
+
+impl Agreement {
+    pub fn count(&self, call: Call) -> usize {
+        self.calls.iter().filter(|c| c.call == call).count()
+    }
+
+    pub fn extend(&mut self, other: Agreement) {
+        self.calls.extend(other.calls);
+        self.missed_positions += other.missed_positions;
+    }
+
+    /// One line: how the positions were called, and of those left to the judge, how many
+    /// for the rolling ship's doubt alone (its position settled by the sigmas) and how
+    /// many of those were wrong: what the ships' flags add beyond their sigmas.
+    pub fn summary(&self) -> String {
+        let n = self.calls.len();
+        let pct = |k: usize| 100.0 * k as f64 / n.max(1) as f64;
+        let (sure_right, left_right, left_wrong, sure_wrong) = (
+            self.count(Call::SureRight),
+            self.count(Call::LeftRight),
+            self.count(Call::LeftWrong),
+            self.count(Call::SureWrong),
+        );
+        let flag_only: Vec<&PositionCall> = self
+            .calls
+            .iter()
+            .filter(|c| c.ship_doubted && !c.position_unsettled)
+            .collect();
+        let flag_only_wrong = flag_only
+            .iter()
+            .filter(|c| c.call == Call::LeftWrong)
+            .count();
+        format!(
+            "roll verdicts (every found ship, both ways, three positions each) against the truth's: \
+             {n} positions; said sure and right {sure_right} ({:.1} %), left to the judge {} ({:.1} %; \
+             of them {left_wrong} wrong; {} for the ship's flag alone, {flag_only_wrong} of them wrong), \
+             said sure and wrong {sure_wrong} ({:.1} %); ships missed: {} positions",
+            pct(sure_right),
+            left_right + left_wrong,
+            pct(left_right + left_wrong),
+            flag_only.len(),
+            pct(sure_wrong),
+            self.missed_positions
+        )
+    }
+}
+
+impl PositionCall {
+    /// One line: which position, both verdicts and what decided the detected one.
+    pub fn describe(&self) -> String {
+        let verdict = |legal: bool| if legal { "legal" } else { "blocked" };
+        format!(
+            "{} (found as {}) roll {} {}: truth {} at {:+.2} mm, found {} at {:+.2} mm by {} (sigma {})",
+            self.ship,
+            self.found_ship,
+            self.side.name(),
+            self.slot.name(),
+            verdict(self.truth_legal),
+            self.truth_clearance_mm,
+            verdict(self.found_legal),
+            self.found_clearance_mm,
+            self.found_nearest,
+            self.found_sigma_mm
+                .map_or("none".to_string(), |s| format!("{s:.2} mm"))
+        )
+    }
+}
+
+/// The rolls (both ways, `options`) of each true ship paired with a detected one in
+/// `pairs` (true id, detected id), judged on `truth` and on `found`; the true ships with no
+/// pair count as missed.
+pub fn agreement(
+    truth: &Scene,
+    found: &Scene,
+    pairs: &[(String, String)],
+    models: &Models,
+    options: &RollOptions,
+) -> Result<Agreement, super::JudgeError> {
+    let (true_table, found_table) = (
+        Table::from_scene(truth, models)?,
+        Table::from_scene(found, models)?,
+    );
+    let sides = [Side::Left, Side::Right];
+    let mut out = Agreement::default();
+    for t in &truth.ships {
+        let Some((_, f)) = pairs.iter().find(|(id, _)| *id == t.id) else {
+            out.missed_positions += 2 * 3;
+            continue;
+        };
+        let Some(ship) = found.ships.iter().find(|s| s.id == *f) else {
+            out.missed_positions += 2 * 3;
+            continue;
+        };
+        let ship_unsure = DetectionNote::is_unsure(ship);
+        let want = barrel_roll(&true_table, models, &t.id, &sides, options)?;
+        let got = barrel_roll(&found_table, models, f, &sides, options)?;
+        for side in sides {
+            let (Some(w), Some(g)) = (want.direction(side), got.direction(side)) else {
+                continue;
+            };
+            for (tl, fl) in w.positions.iter().zip(&g.positions) {
+                let right = tl.legal == fl.legal;
+                let unsettled = left_to_judge(fl, found);
+                let left = ship_unsure || unsettled;
+                out.calls.push(PositionCall {
+                    ship: t.id.clone(),
+                    found_ship: f.clone(),
+                    side,
+                    slot: fl.slot,
+                    call: match (left, right) {
+                        (false, true) => Call::SureRight,
+                        (true, true) => Call::LeftRight,
+                        (true, false) => Call::LeftWrong,
+                        (false, false) => Call::SureWrong,
+                    },
+                    ship_doubted: ship_unsure,
+                    position_unsettled: unsettled,
+                    truth_legal: tl.legal,
+                    found_legal: fl.legal,
+                    truth_clearance_mm: tl.clearance_mm,
+                    found_clearance_mm: fl.clearance_mm,
+                    found_nearest: fl.nearest.label(),
+                    found_sigma_mm: fl.nearest.sigma_mm,
+                });
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Whether a judge would be told to settle this position by hand, the rolling ship's own
+/// doubt apart: its clearance is within two sigma ([`Landing::too_close_to_call`]; a
+/// doubted ship's sigma is wide, an unnamed outline's 10 mm), or it is blocked only by
+/// outlines detection could not name (judge mode asks to check those by eye, see
+/// [`OutlineNote`]).
+pub fn left_to_judge(l: &Landing, scene: &Scene) -> bool {
+    let unnamed = |b: &Blocker| {
+        matches!(
+            b.kind,
+            BlockerKind::Obstacle | BlockerKind::TemplateObstacle
+        ) && b.id.as_ref().is_some_and(|id| {
+            scene
+                .obstacles
+                .iter()
+                .any(|o| o.id == *id && OutlineNote::is_unidentified(o))
+        })
+    };
+    l.too_close_to_call || (!l.legal && l.reasons.iter().all(unnamed))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scene(ships: &str, obstacles: &str) -> Scene {
+        let text = format!(
+            r#"{{"format": "hashmark-scene/1", "play_area": {{"width_mm": 914.4, "height_mm": 914.4}},
+            "ships": [{ships}], "obstacles": [{obstacles}]}}"#
+        );
+        Scene::from_json(&text, Models::builtin()).unwrap()
+    }
+
+    fn pairs(ids: &[(&str, &str)]) -> Vec<(String, String)> {
+        ids.iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect()
+    }
+
+    // Two small ships side by side, 60 mm apart centre to centre, both facing +y: s1's
+    // roll right lands its base (40 mm) 40 mm to the right (spec section 3), right on s2,
+    // so all three positions are blocked; its roll left is open.
+    const TRUE_SHIPS: &str = r#"{"id": "s1", "size": "small", "x": 400, "y": 400, "heading_deg": 90},
+        {"id": "s2", "size": "small", "x": 460, "y": 400, "heading_deg": 90}"#;
+
+    #[test]
+    fn a_sure_detection_where_the_truth_is_gets_every_call_right() {
+        let truth = scene(TRUE_SHIPS, "");
+        let found = scene(
+            r#"{"id": "a", "size": "small", "x": 400.2, "y": 400.1, "heading_deg": 90.1, "sigma_mm": 0.2, "sigma_deg": 0.2, "confidence": 0.9},
+               {"id": "b", "size": "small", "x": 460.1, "y": 399.8, "heading_deg": 89.9, "sigma_mm": 0.2, "sigma_deg": 0.2, "confidence": 0.9}"#,
+            "",
+        );
+        let a = agreement(
+            &truth,
+            &found,
+            &pairs(&[("s1", "a"), ("s2", "b")]),
+            Models::builtin(),
+            &RollOptions::default(),
+        )
+        .unwrap();
+        assert_eq!(a.calls.len(), 12);
+        assert_eq!(a.count(Call::SureRight), 12);
+        // s1's right roll is blocked by s2 in both.
+        let blocked = a
+            .calls
+            .iter()
+            .filter(|c| c.ship == "s1" && c.side == Side::Right)
+            .all(|c| !c.truth_legal && !c.found_legal);
+        assert!(blocked);
+    }
+
+    #[test]
+    fn a_ship_found_facing_the_wrong_way_is_wrong_unless_flagged() {
+        let truth = scene(TRUE_SHIPS, "");
+        // s1 found facing -y: its left and right swap, so both rolls are called wrong.
+        let found = |confidence: f64| {
+            scene(
+                &format!(
+                    r#"{{"id": "a", "size": "small", "x": 400, "y": 400, "heading_deg": 270, "sigma_mm": 0.2, "sigma_deg": 0.2, "confidence": {confidence}}},
+                       {{"id": "b", "size": "small", "x": 460, "y": 400, "heading_deg": 90, "sigma_mm": 0.2, "sigma_deg": 0.2, "confidence": 0.9}}"#
+                ),
+                "",
+            )
+        };
+        let run = |c: f64| {
+            agreement(
+                &truth,
+                &found(c),
+                &pairs(&[("s1", "a")]),
+                Models::builtin(),
+                &RollOptions::default(),
+            )
+            .unwrap()
+        };
+        let sure = run(0.9);
+        assert_eq!((sure.count(Call::SureWrong), sure.missed_positions), (6, 6));
+        let flagged = run(0.3);
+        assert_eq!(flagged.count(Call::LeftWrong), 6);
+        assert_eq!(flagged.count(Call::SureWrong), 0);
+    }
+
+    #[test]
+    fn a_clearance_within_two_sigma_is_left_to_the_judge() {
+        // s2 stands 0.5 mm clear of where s1's right roll lands (s1 moves 80 mm: its base,
+        // 40, and the 1-straight template, 40); found there, with 0.7 mm sigmas, the
+        // camera cannot tell that gap from an overlap. The left roll is open by a hundred mm and more.
+        let ships = |quality: &str| {
+            format!(
+                r#"{{"id": "s1", "size": "small", "x": 400, "y": 400, "heading_deg": 90{quality}}},
+                   {{"id": "s2", "size": "small", "x": 520.5, "y": 400, "heading_deg": 90{quality}}}"#
+            )
+        };
+        let truth = scene(&ships(""), "");
+        let found = scene(
+            &ships(r#", "sigma_mm": 0.7, "sigma_deg": 0.1, "confidence": 0.9"#),
+            "",
+        );
+        let a = agreement(
+            &truth,
+            &found,
+            &pairs(&[("s1", "s1")]),
+            Models::builtin(),
+            &RollOptions::default(),
+        )
+        .unwrap();
+        for c in &a.calls {
+            assert!(c.truth_legal && c.found_legal, "{c:?}");
+            let want = if c.side == Side::Right {
+                Call::LeftRight
+            } else {
+                Call::SureRight
+            };
+            assert_eq!(c.call, want, "{c:?}");
+        }
+        assert!(
+            a.calls
+                .iter()
+                .any(|c| (c.truth_clearance_mm - 0.5).abs() < 1e-6)
+        );
+    }
+
+    #[test]
+    fn a_landing_blocked_only_by_an_unnamed_outline_is_left_to_the_judge() {
+        // s2's base was not seen under its miniature: the camera reports the miniature's
+        // outline instead, which blocks s1's roll right as s2 does. Right, but the judge
+        // is told to look; named as a standard obstacle it would be a sure call.
+        let truth = scene(TRUE_SHIPS, "");
+        let found = |confidence: &str| {
+            scene(
+                r#"{"id": "a", "size": "small", "x": 400, "y": 400, "heading_deg": 90, "sigma_mm": 0.2, "sigma_deg": 0.2, "confidence": 0.9}"#,
+                &format!(
+                    r#"{{"id": "o1", "polygon": [[445, 385], [475, 385], [475, 415], [445, 415]]{confidence}}}"#
+                ),
+            )
+        };
+        let run = |confidence: &str| {
+            agreement(
+                &truth,
+                &found(confidence),
+                &pairs(&[("s1", "a")]),
+                Models::builtin(),
+                &RollOptions::default(),
+            )
+            .unwrap()
+        };
+        let unnamed = run(r#", "confidence": 0.1"#);
+        let right: Vec<&PositionCall> = unnamed
+            .calls
+            .iter()
+            .filter(|c| c.side == Side::Right)
+            .collect();
+        assert!(
+            right
+                .iter()
+                .all(|c| !c.found_legal && c.call == Call::LeftRight),
+            "{right:?}"
+        );
+        assert_eq!(unnamed.missed_positions, 6);
+        let given = run("");
+        assert_eq!(given.count(Call::SureRight), 6);
+    }
+}
