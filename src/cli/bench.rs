@@ -3,6 +3,7 @@
 
 use super::calibrate::read_image;
 use crate::Models;
+use crate::judge::agreement::{Agreement, Call, agreement};
 use crate::models::BaseSize;
 use crate::rules::{RollOptions, Side, Table, barrel_roll};
 use crate::vision::detect::bases::refit_bases;
@@ -76,6 +77,7 @@ fn run_detect(a: &BenchDetectArgs) -> anyhow::Result<()> {
     let mut lined = [[0usize; 2]; 3];
     // The rim in view of each missed ship (see `rims_in_view`).
     let mut missed_rims: Vec<RimView> = Vec::new();
+    let mut verdicts = Agreement::default();
     outln!(
         "{:<14} {:>9} {:>5} {:>5} {:>6} {:>7} {:>7} {:>7} {:>6} {:>6} {:>7} {:>8} {:>8} {:>7}",
         "scene",
@@ -193,6 +195,19 @@ fn run_detect(a: &BenchDetectArgs) -> anyhow::Result<()> {
             m.rim_view = rims.get(&m.id).copied();
         }
         missed_rims.extend(s.missed_ships.iter().filter_map(|id| rims.get(id)));
+        // Every ship's roll both ways, judged on the detected scene against the truth.
+        let pairs: Vec<(String, String)> = s
+            .ships
+            .iter()
+            .map(|m| (m.id.clone(), m.found_id.clone()))
+            .collect();
+        let calls = agreement(
+            &truth.scene,
+            &found.scene,
+            &pairs,
+            models,
+            &RollOptions::default(),
+        )?;
         print_row(
             &dir.file_name()
                 .map_or(String::new(), |n| n.to_string_lossy().to_string()),
@@ -207,7 +222,19 @@ fn run_detect(a: &BenchDetectArgs) -> anyhow::Result<()> {
         )?;
         if a.ships {
             print_ships(&s, &rims)?;
+            for c in calls.calls.iter().filter(|c| c.call == Call::SureWrong) {
+                outln!("  wrong and sure: {}", c.describe());
+            }
+            // What the ships' flags catch beyond their sigmas.
+            for c in calls
+                .calls
+                .iter()
+                .filter(|c| c.call == Call::LeftWrong && !c.position_unsettled)
+            {
+                outln!("  wrong, left for the ship's flag: {}", c.describe());
+            }
         }
+        verdicts.extend(calls);
         all.ships.extend(s.ships);
         all.missed_ships.extend(s.missed_ships);
         all.false_ships += s.false_ships;
@@ -244,6 +271,7 @@ fn run_detect(a: &BenchDetectArgs) -> anyhow::Result<()> {
         all.false_obstacles,
         all.outlines_on_missed_ships,
     );
+    outln!("{}", verdicts.summary());
     print_doubts(&all)?;
     print_rims(&all, &missed_rims)?;
     let per_size: Vec<String> = BaseSize::ALL
@@ -795,6 +823,7 @@ mod tests {
     fn found(error_mm: f64, sigma_mm: Option<f64>) -> ShipMatch {
         ShipMatch {
             id: "s1".into(),
+            found_id: "s1".into(),
             size: BaseSize::Small,
             found_size: BaseSize::Small,
             centre_error_mm: error_mm,

@@ -11,6 +11,8 @@ use serde::Serialize;
 #[derive(Clone, Debug, Serialize)]
 pub struct ShipMatch {
     pub id: String,
+    /// The detected ship's id.
+    pub found_id: String,
     pub size: BaseSize,
     pub found_size: BaseSize,
     pub centre_error_mm: f64,
@@ -82,6 +84,7 @@ pub fn score(truth: &Scene, found: &Scene, models: &Models) -> SceneScore {
                 let mod90 = signed_deg90(dh);
                 out.ships.push(ShipMatch {
                     id: t.id.clone(),
+                    found_id: f.id.clone(),
                     size: t.size,
                     found_size: f.size,
                     centre_error_mm: d,
