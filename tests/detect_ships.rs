@@ -8,6 +8,7 @@
 mod common;
 
 use hashmark::BaseSize;
+use hashmark::judge::agreement::{Call, agreement};
 use hashmark::models::Models;
 use hashmark::rules::{RollOptions, Side, Table, barrel_roll};
 use hashmark::vision::detect::bases::refit_bases;
@@ -230,6 +231,35 @@ fn ships_on_a_rendered_table() {
         )
         .expect("roll");
     }
+    // What a judge would be told, position by position, against the truth's verdicts:
+    // never wrong where it says it is sure (measured: of 30 positions 5 said sure and
+    // right, 25 left to the judge, 1 of them wrong; a table with several doubted ships).
+    let pairs: Vec<(String, String)> = s
+        .ships
+        .iter()
+        .map(|m| (m.id.clone(), m.found_id.clone()))
+        .collect();
+    let calls = agreement(
+        &truth.scene,
+        &scene,
+        &pairs,
+        models,
+        &RollOptions::default(),
+    )
+    .expect("rolls");
+    eprintln!("{}", calls.summary());
+    assert_eq!(calls.calls.len(), 6 * s.ships.len());
+    assert_eq!(
+        calls.count(Call::SureWrong),
+        0,
+        "{:#?}",
+        calls
+            .calls
+            .iter()
+            .filter(|c| c.call == Call::SureWrong)
+            .map(|c| c.describe())
+            .collect::<Vec<_>>()
+    );
 
     // A stream over the same frame: the full search, then re-fits, keep ids and poses.
     let mut stream = Stream::new(
