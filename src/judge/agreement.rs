@@ -8,7 +8,9 @@
 
 use super::{DetectionNote, OutlineNote};
 use crate::models::Models;
-use crate::rules::{Blocker, BlockerKind, Landing, RollOptions, Side, Table, barrel_roll};
+use crate::rules::{
+    Blocker, BlockerKind, Landing, RollError, RollOptions, Side, Table, barrel_roll,
+};
 use crate::scene::Scene;
 use serde::Serialize;
 
@@ -50,8 +52,8 @@ pub struct PositionCall {
 }
 
 /// Every position of every roll both ways of the ships detection found, and how many
-/// positions the ships it missed would have had (a judge asking about one is told there is
-/// no such ship).
+/// positions have no verdict: those of the ships it missed (a judge asking about one is
+/// told there is no such ship) or found as a size the template is not defined for.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct Agreement {
     pub calls: Vec<PositionCall>,
@@ -151,8 +153,20 @@ pub fn agreement(
             continue;
         };
         let ship_unsure = DetectionNote::is_unsure(ship);
-        let want = barrel_roll(&true_table, models, &t.id, &sides, options)?;
-        let got = barrel_roll(&found_table, models, f, &sides, options)?;
+        // A template some sizes may not use (a 1-bank is for small ships) judges only the
+        // ships it is defined for; one found as a size it is not defined for has no
+        // verdict, as a missed ship.
+        let want = match barrel_roll(&true_table, models, &t.id, &sides, options) {
+            Err(RollError::Geometry(_)) => continue,
+            w => w?,
+        };
+        let got = match barrel_roll(&found_table, models, f, &sides, options) {
+            Err(RollError::Geometry(_)) => {
+                out.missed_positions += 2 * 3;
+                continue;
+            }
+            g => g?,
+        };
         for side in sides {
             let (Some(w), Some(g)) = (want.direction(side), got.direction(side)) else {
                 continue;
@@ -367,5 +381,37 @@ mod tests {
         assert_eq!(unnamed.missed_positions, 6);
         let given = run("");
         assert_eq!(given.count(Call::SureRight), 6);
+    }
+
+    #[test]
+    fn a_template_judges_only_the_sizes_it_is_defined_for() {
+        // A 1-bank roll is for small ships: the true medium ship is not judged, and a small
+        // one found as a medium has no verdict, as though missed.
+        let truth = scene(
+            r#"{"id": "s1", "size": "small", "x": 300, "y": 300, "heading_deg": 90},
+               {"id": "s2", "size": "medium", "x": 600, "y": 600, "heading_deg": 90},
+               {"id": "s3", "size": "small", "x": 300, "y": 600, "heading_deg": 90}"#,
+            "",
+        );
+        let found = scene(
+            r#"{"id": "a", "size": "small", "x": 300, "y": 300, "heading_deg": 90, "sigma_mm": 0.2, "sigma_deg": 0.2, "confidence": 0.9},
+               {"id": "b", "size": "medium", "x": 600, "y": 600, "heading_deg": 90, "sigma_mm": 0.2, "sigma_deg": 0.2, "confidence": 0.9},
+               {"id": "c", "size": "medium", "x": 300, "y": 600, "heading_deg": 90, "sigma_mm": 0.2, "sigma_deg": 0.2, "confidence": 0.9}"#,
+            "",
+        );
+        let a = agreement(
+            &truth,
+            &found,
+            &pairs(&[("s1", "a"), ("s2", "b"), ("s3", "c")]),
+            Models::builtin(),
+            &RollOptions {
+                template: crate::rules::RollTemplate::Bank1Forward,
+                ..RollOptions::default()
+            },
+        )
+        .unwrap();
+        assert_eq!(a.calls.len(), 6);
+        assert!(a.calls.iter().all(|c| c.ship == "s1"));
+        assert_eq!(a.missed_positions, 6);
     }
 }
