@@ -5,7 +5,7 @@ use super::calibrate::read_image;
 use crate::Models;
 use crate::judge::agreement::{Agreement, Call, agreement};
 use crate::models::BaseSize;
-use crate::rules::{RollOptions, Side, Table, barrel_roll};
+use crate::rules::{RollOptions, RollTemplate, Side, Table, barrel_roll};
 use crate::vision::detect::bases::refit_bases;
 use crate::vision::detect::score::{SceneScore, score};
 use crate::vision::detect::stream::Stream;
@@ -49,6 +49,11 @@ pub struct BenchDetectArgs {
     /// focus, noisier, or compressed harder.
     #[arg(long, value_enum)]
     camera: Option<CameraChange>,
+    /// The template every found ship's roll is judged with, on the detected table against
+    /// the true one (the further the template carries a ship, the more its heading's error
+    /// moves the landing).
+    #[arg(long, value_enum, default_value = "straight1")]
+    template: RollTemplate,
 }
 
 pub fn run(cmd: &BenchCommand) -> anyhow::Result<()> {
@@ -206,7 +211,10 @@ fn run_detect(a: &BenchDetectArgs) -> anyhow::Result<()> {
             &found.scene,
             &pairs,
             models,
-            &RollOptions::default(),
+            &RollOptions {
+                template: a.template,
+                ..RollOptions::default()
+            },
         )?;
         print_row(
             &dir.file_name()
@@ -271,7 +279,7 @@ fn run_detect(a: &BenchDetectArgs) -> anyhow::Result<()> {
         all.false_obstacles,
         all.outlines_on_missed_ships,
     );
-    outln!("{}", verdicts.summary());
+    outln!("{} ({})", verdicts.summary(), a.template.name());
     print_doubts(&all)?;
     print_rims(&all, &missed_rims)?;
     let per_size: Vec<String> = BaseSize::ALL
