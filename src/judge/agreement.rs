@@ -14,6 +14,9 @@ use crate::rules::{
 use crate::scene::Scene;
 use serde::Serialize;
 
+/// A true clearance this near zero (mm) makes a close call: a millimetre's error turns it.
+pub const CLOSE_MM: f64 = 5.0;
+
 /// How one position's verdict on the detected scene stands against the truth's.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -91,17 +94,29 @@ impl Agreement {
             .iter()
             .filter(|c| c.call == Call::LeftWrong)
             .count();
+        // A table of random ships has few close calls, and only they test the sigmas.
+        let close: Vec<&PositionCall> = self
+            .calls
+            .iter()
+            .filter(|c| c.truth_clearance_mm.abs() < CLOSE_MM)
+            .collect();
+        let close_count = |call: Call| close.iter().filter(|c| c.call == call).count();
         format!(
             "roll verdicts (every found ship, both ways, three positions each) against the truth's: \
              {n} positions; said sure and right {sure_right} ({:.1} %), left to the judge {} ({:.1} %; \
              of them {left_wrong} wrong; {} for the ship's flag alone, {flag_only_wrong} of them wrong), \
-             said sure and wrong {sure_wrong} ({:.1} %); ships missed: {} positions",
+             said sure and wrong {sure_wrong} ({:.1} %); ships missed: {} positions; \
+             within {CLOSE_MM} mm of the line: {}, said sure and right {}, left {}, said sure and wrong {}",
             pct(sure_right),
             left_right + left_wrong,
             pct(left_right + left_wrong),
             flag_only.len(),
             pct(sure_wrong),
-            self.missed_positions
+            self.missed_positions,
+            close.len(),
+            close_count(Call::SureRight),
+            close_count(Call::LeftRight) + close_count(Call::LeftWrong),
+            close_count(Call::SureWrong),
         )
     }
 }
