@@ -10,6 +10,7 @@
 pub mod agreement;
 mod calibration;
 mod clearances;
+pub mod close_calls;
 mod outline;
 mod picture;
 mod write;
