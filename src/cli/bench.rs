@@ -25,6 +25,10 @@ pub enum BenchCommand {
     /// background.jpg, truth.json from `hashmark simulate`) and cal/ (camera.json and
     /// table.json from `hashmark calibrate`, made from the images only).
     Detect(BenchDetectArgs),
+    /// The judge's calls on tables made of close calls: every rolling ship has a neighbour
+    /// a few millimetres from where its roll lands (rendered, detected through the camera
+    /// they were rendered with, and judged against the truth).
+    CloseCalls(super::bench_close::BenchCloseArgs),
 }
 
 #[derive(clap::Args, Debug)]
@@ -59,6 +63,7 @@ pub struct BenchDetectArgs {
 pub fn run(cmd: &BenchCommand) -> anyhow::Result<()> {
     match cmd {
         BenchCommand::Detect(a) => run_detect(a),
+        BenchCommand::CloseCalls(a) => super::bench_close::run(a),
     }
 }
 

@@ -21,6 +21,8 @@ macro_rules! outln {
 #[cfg(feature = "vision")]
 mod bench;
 #[cfg(feature = "vision")]
+mod bench_close;
+#[cfg(feature = "vision")]
 mod calibrate;
 #[cfg(feature = "vision")]
 mod detect;

@@ -1,0 +1,127 @@
+//! `hashmark bench close-calls`: the judge's calls on tables made of close calls (see
+//! [`crate::judge::close_calls`]), each rendered by the simulator, detected through the
+//! camera it was rendered with, and judged against its own truth.
+
+use crate::Models;
+use crate::judge::agreement::{Agreement, Call, agreement};
+use crate::judge::close_calls::close_call_table;
+use crate::rules::{RollOptions, Slot};
+use crate::vision::detect::score::score;
+use crate::vision::detect::{Calibrated, Detector};
+use crate::vision::sim::world::World;
+use crate::vision::sim::{camera_for, photograph};
+use crate::vision::{Resolution, cv};
+
+#[derive(clap::Args, Debug)]
+pub struct BenchCloseArgs {
+    /// How many tables (each of up to nine pairs of ships).
+    #[arg(long, default_value_t = 10)]
+    tables: u64,
+    /// The first table's seed (its table, camera and light); the others follow it.
+    #[arg(long, default_value_t = 1)]
+    first_seed: u64,
+    /// Image size.
+    #[arg(long, value_enum, default_value = "1080p")]
+    resolution: super::simulate::Res,
+    /// Also print every designed close call: both verdicts of its three positions.
+    #[arg(long)]
+    calls: bool,
+}
+
+/// What the camera's calibration is taken to add (mm, 1 sigma): the tables are detected
+/// through the very camera they were rendered with, so only detection's own error is
+/// tested (the rendered sets' calibrations from their images put 0.05-0.1 mm).
+const CALIBRATION_SIGMA_MM: f64 = 0.05;
+
+pub fn run(a: &BenchCloseArgs) -> anyhow::Result<()> {
+    let models = Models::builtin();
+    let area = models.play_areas.standard();
+    let resolution = match a.resolution {
+        super::simulate::Res::Hd => Resolution::Hd1080,
+        super::simulate::Res::Uhd => Resolution::Uhd4k,
+    };
+    let mut all = Agreement::default();
+    // The designed positions (the rolling ship's three toward its neighbour) alone.
+    let mut designed = Agreement::default();
+    outln!(
+        "{:<6} {:>5} {:>5} {:>9} {:>6} {:>6} {:>6}",
+        "seed",
+        "ships",
+        "found",
+        "positions",
+        "sure",
+        "left",
+        "wrong"
+    );
+    for seed in a.first_seed..a.first_seed + a.tables {
+        let (scene, calls) = close_call_table(seed, area, models);
+        let camera = camera_for(seed, resolution, [area.width_mm, area.height_mm]);
+        let world = World::build(&scene, seed, seed, models)?;
+        let frame = cv::decode(&photograph(&world, &camera, seed, 3)?)?;
+        let cal = Calibrated {
+            camera,
+            play_area: area,
+            layout: crate::calibration::Layout::builtin(),
+            sigma_mm: CALIBRATION_SIGMA_MM,
+        };
+        let found = Detector::new(cal, models)?.detect(&frame)?;
+        let s = score(&scene, &found, models);
+        let pairs: Vec<(String, String)> = s
+            .ships
+            .iter()
+            .map(|m| (m.id.clone(), m.found_id.clone()))
+            .collect();
+        let judged = agreement(&scene, &found, &pairs, models, &RollOptions::default())?;
+        let sure = judged.count(Call::SureRight);
+        let left = judged.count(Call::LeftRight) + judged.count(Call::LeftWrong);
+        outln!(
+            "{seed:<6} {:>5} {:>5} {:>9} {sure:>6} {left:>6} {:>6}",
+            scene.ships.len(),
+            s.ships.len(),
+            judged.calls.len(),
+            judged.count(Call::SureWrong)
+        );
+        for c in judged.calls.iter().filter(|c| c.call == Call::SureWrong) {
+            outln!("  wrong and sure: {}", c.describe());
+        }
+        let mut mine = Agreement::default();
+        for call in &calls {
+            let toward = judged
+                .calls
+                .iter()
+                .filter(|c| c.ship == call.ship && c.side == call.side);
+            for c in toward {
+                if a.calls {
+                    outln!(
+                        "  {} to {}, gap {:+.2} mm, turn {:+.1} deg{}: {}",
+                        call.ship,
+                        call.neighbour,
+                        call.gap_mm,
+                        call.turn_deg,
+                        if c.slot == Slot::Middle {
+                            ""
+                        } else {
+                            " (beside)"
+                        },
+                        c.describe()
+                    );
+                }
+                mine.calls.push(c.clone());
+            }
+        }
+        // A rolling ship missed: its designed positions have no verdict.
+        mine.missed_positions = calls
+            .iter()
+            .filter(|c| !pairs.iter().any(|(t, _)| *t == c.ship))
+            .count()
+            * 3;
+        designed.extend(mine);
+        all.extend(judged);
+    }
+    outln!("every position: {}", all.summary());
+    outln!(
+        "the designed close calls (each rolling ship's three positions toward its neighbour): {}",
+        designed.summary()
+    );
+    Ok(())
+}
