@@ -26,6 +26,10 @@ pub struct BenchCloseArgs {
     /// Also print every designed close call: both verdicts of its three positions.
     #[arg(long)]
     calls: bool,
+    /// Keep each table here to look at: seed<N>/sim/frame.jpg, sim/truth.json (the camera and
+    /// the scene) and found.json (what detection made of it).
+    #[arg(long)]
+    keep: Option<std::path::PathBuf>,
 }
 
 /// What the camera's calibration is taken to add (mm, 1 sigma): the tables are detected
@@ -57,7 +61,9 @@ pub fn run(a: &BenchCloseArgs) -> anyhow::Result<()> {
         let (scene, calls) = close_call_table(seed, area, models);
         let camera = camera_for(seed, resolution, [area.width_mm, area.height_mm]);
         let world = World::build(&scene, seed, seed, models)?;
-        let frame = cv::decode(&photograph(&world, &camera, seed, 3)?)?;
+        let jpg = photograph(&world, &camera, seed, 3)?;
+        let frame = cv::decode(&jpg)?;
+        let world_camera = camera.clone();
         let cal = Calibrated {
             camera,
             play_area: area,
@@ -66,6 +72,17 @@ pub fn run(a: &BenchCloseArgs) -> anyhow::Result<()> {
         };
         let found = Detector::new(cal, models)?.detect(&frame)?;
         let s = score(&scene, &found, models);
+        if let Some(dir) = &a.keep {
+            let d = dir.join(format!("seed{seed}"));
+            std::fs::create_dir_all(d.join("sim"))?;
+            crate::files::write_atomic(&d.join("sim/frame.jpg"), &jpg)?;
+            let truth = serde_json::json!({"camera": &world_camera, "scene": &scene});
+            crate::files::write_atomic(
+                &d.join("sim/truth.json"),
+                serde_json::to_string_pretty(&truth)?.as_bytes(),
+            )?;
+            crate::files::write_atomic(&d.join("found.json"), found.to_json_pretty().as_bytes())?;
+        }
         let pairs: Vec<(String, String)> = s
             .ships
             .iter()
@@ -83,6 +100,21 @@ pub fn run(a: &BenchCloseArgs) -> anyhow::Result<()> {
         );
         for c in judged.calls.iter().filter(|c| c.call == Call::SureWrong) {
             outln!("  wrong and sure: {}", c.describe());
+        }
+        for id in &s.missed_ships {
+            if let Some(t) = scene.ships.iter().find(|t| t.id == *id) {
+                outln!(
+                    "  missed: {id} ({}) at {:.1}, {:.1}{}",
+                    t.size.name(),
+                    t.x,
+                    t.y,
+                    if s.missed_ships_outlined.contains(id) {
+                        ", under an outline to check by eye"
+                    } else {
+                        ""
+                    }
+                );
+            }
         }
         let mut mine = Agreement::default();
         for call in &calls {
