@@ -1,0 +1,70 @@
+//! The judge's calls on a table made of close calls (`judge::close_calls`), rendered,
+//! detected through the camera it was rendered with, and judged against its truth: where a
+//! millimetre decides, the camera must be right or say it cannot tell.
+#![cfg(feature = "vision")]
+
+use hashmark::judge::agreement::{Call, agreement};
+use hashmark::judge::close_calls::close_call_table;
+use hashmark::models::Models;
+use hashmark::rules::{RollOptions, Side};
+use hashmark::vision::detect::score::score;
+use hashmark::vision::detect::{Calibrated, Detector};
+use hashmark::vision::sim::world::World;
+use hashmark::vision::sim::{camera_for, photograph};
+use hashmark::vision::{Resolution, cv};
+
+#[test]
+fn a_ship_hidden_under_its_miniature_leaves_the_rolls_beside_it_to_the_judge() {
+    // Seed 12's table: the large s6 stands 3 mm into where s5's roll to the left lands,
+    // and its base is wholly under its miniature: detection reports the miniature's outline
+    // (a hidden base, for the judge to check), not the ship. The base reaches 27 mm past
+    // that outline; with the outline's sigma at 10 mm s5's landing was called legal, sure,
+    // 24 mm clear of it (three positions said sure and wrong).
+    let models = Models::builtin();
+    let area = models.play_areas.standard();
+    let (scene, calls) = close_call_table(12, area, models);
+    let close = calls
+        .iter()
+        .find(|c| c.ship == "s5")
+        .expect("s5 is a rolling ship");
+    assert_eq!((close.neighbour.as_str(), close.side), ("s6", Side::Left));
+    let camera = camera_for(12, Resolution::Hd1080, [area.width_mm, area.height_mm]);
+    let world = World::build(&scene, 12, 12, models).expect("world");
+    let frame = cv::decode(&photograph(&world, &camera, 12, 3).expect("render")).expect("jpg");
+    let cal = Calibrated {
+        camera,
+        play_area: area,
+        layout: hashmark::calibration::Layout::builtin(),
+        sigma_mm: 0.05,
+    };
+    let found = Detector::new(cal, models)
+        .expect("detector")
+        .detect(&frame)
+        .expect("detect");
+    let s = score(&scene, &found, models);
+    assert!(
+        s.missed_ships_outlined.iter().any(|id| id == "s6"),
+        "s6 hidden, under an outline: missed {:?}, outlined {:?}",
+        s.missed_ships,
+        s.missed_ships_outlined
+    );
+    let pairs: Vec<(String, String)> = s
+        .ships
+        .iter()
+        .map(|m| (m.id.clone(), m.found_id.clone()))
+        .collect();
+    let calls = agreement(&scene, &found, &pairs, models, &RollOptions::default()).expect("rolls");
+    eprintln!("{}", calls.summary());
+    let toward: Vec<_> = calls
+        .calls
+        .iter()
+        .filter(|c| c.ship == "s5" && c.side == Side::Left)
+        .collect();
+    assert_eq!(toward.len(), 3);
+    for c in &toward {
+        assert!(!c.truth_legal, "{}", c.describe());
+        assert_ne!(c.call, Call::SureWrong, "{}", c.describe());
+    }
+    // Measured: 96 positions, 40 said sure and right, none said sure and wrong.
+    assert_eq!(calls.count(Call::SureWrong), 0);
+}
