@@ -68,6 +68,9 @@ pub fn run(args: &JudgeArgs) -> anyhow::Result<()> {
     for note in &report.unidentified {
         outln!("{}", note.text);
     }
+    for note in &report.doubted_blockers {
+        outln!("{}", note.text);
+    }
     if let Some(check) = report
         .calibration
         .as_ref()

@@ -6,11 +6,9 @@
 //! outline), and how many it gets wrong while saying it is sure, the one kind of error a
 //! judge cannot catch.
 
-use super::{DetectionNote, OutlineNote};
+use super::DetectionNote;
 use crate::models::Models;
-use crate::rules::{
-    Blocker, BlockerKind, Landing, RollError, RollOptions, Side, Table, barrel_roll,
-};
+use crate::rules::{Landing, RollError, RollOptions, Side, Table, barrel_roll};
 use crate::scene::Scene;
 use serde::Serialize;
 
@@ -218,22 +216,10 @@ pub fn agreement(
 
 /// Whether a judge would be told to settle this position by hand, the rolling ship's own
 /// doubt apart: its clearance is within two sigma ([`Landing::too_close_to_call`]; a
-/// doubted ship's sigma is wide, an unnamed outline's 10 mm), or it is blocked only by
-/// outlines detection could not name (judge mode asks to check those by eye, see
-/// [`OutlineNote`]).
+/// doubted ship's sigma is wide, an unnamed outline's 20 mm), or what decides it is
+/// something detection doubts, named to the judge (see [`super::decided_by_doubt`]).
 pub fn left_to_judge(l: &Landing, scene: &Scene) -> bool {
-    let unnamed = |b: &Blocker| {
-        matches!(
-            b.kind,
-            BlockerKind::Obstacle | BlockerKind::TemplateObstacle
-        ) && b.id.as_ref().is_some_and(|id| {
-            scene
-                .obstacles
-                .iter()
-                .any(|o| o.id == *id && OutlineNote::is_unidentified(o))
-        })
-    };
-    l.too_close_to_call || (!l.legal && l.reasons.iter().all(unnamed))
+    l.too_close_to_call || super::decided_by_doubt(l, scene)
 }
 
 #[cfg(test)]
@@ -428,5 +414,64 @@ mod tests {
         assert_eq!(a.calls.len(), 6);
         assert!(a.calls.iter().all(|c| c.ship == "s1"));
         assert_eq!(a.missed_positions, 6);
+    }
+
+    #[test]
+    fn a_landing_decided_by_a_doubted_ship_is_left_to_the_judge_who_is_told_of_it() {
+        // s2 stands where s1's roll right lands; found, it is a doubted square (only a
+        // corner seen). A square that may be another's proves nothing either way, so the
+        // judge is named it; s3, doubted too but 100 mm and more from every landing, is not.
+        let truth = scene(
+            &format!(
+                r#"{TRUE_SHIPS}, {{"id": "s3", "size": "small", "x": 400, "y": 600, "heading_deg": 90}}"#
+            ),
+            "",
+        );
+        let found = |confidence: f64| {
+            scene(
+                &format!(
+                    r#"{{"id": "a", "size": "small", "x": 400, "y": 400, "heading_deg": 90, "sigma_mm": 0.2, "sigma_deg": 0.2, "confidence": 0.9}},
+                       {{"id": "b", "size": "small", "x": 460, "y": 400, "heading_deg": 90, "sigma_mm": 6.5, "sigma_deg": 8, "confidence": {confidence}, "doubts": ["corner_only"]}},
+                       {{"id": "c", "size": "small", "x": 400, "y": 600, "heading_deg": 90, "sigma_mm": 6.5, "sigma_deg": 8, "confidence": 0.3, "doubts": ["corner_only"]}}"#
+                ),
+                "",
+            )
+        };
+        let run = |c: f64| {
+            agreement(
+                &truth,
+                &found(c),
+                &pairs(&[("s1", "a")]),
+                Models::builtin(),
+                &RollOptions::default(),
+            )
+            .unwrap()
+        };
+        let right = |a: &Agreement| -> Vec<Call> {
+            a.calls
+                .iter()
+                .filter(|c| c.side == Side::Right)
+                .map(|c| c.call)
+                .collect()
+        };
+        assert_eq!(right(&run(0.3)), [Call::LeftRight; 3]);
+        assert_eq!(right(&run(0.9)), [Call::SureRight; 3]);
+        // Judge mode names b beside s1's roll, and not c.
+        let f = found(0.3);
+        let table = Table::from_scene(&f, Models::builtin()).unwrap();
+        let v = barrel_roll(
+            &table,
+            Models::builtin(),
+            "a",
+            &[Side::Left, Side::Right],
+            &RollOptions::default(),
+        )
+        .unwrap();
+        let named: Vec<String> = super::super::doubted_blockers(&v, &f)
+            .iter()
+            .map(|n| n.text.clone())
+            .collect();
+        assert_eq!(named.len(), 1, "{named:?}");
+        assert!(named[0].starts_with("beside the roll, b "), "{named:?}");
     }
 }

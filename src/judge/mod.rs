@@ -155,6 +155,82 @@ impl DetectionNote {
     }
 }
 
+/// Whether `b` (a landing's blocker) is something detection doubts: a ship it is unsure of
+/// (see [`DetectionNote::is_unsure`]) or an outline it could not name (see
+/// [`OutlineNote::is_unidentified`]). A doubted ship's sigma says how far off it may be
+/// where its square is right, not that the square may be another's (a corner, a
+/// miniature's outline): a roll blocked by one 26 mm deep on a close-call table was free
+/// by 2.4 mm, the square 28 mm from the base it stood for.
+pub fn is_doubted_blocker(b: &crate::rules::Blocker, scene: &Scene) -> bool {
+    use crate::rules::BlockerKind;
+    let Some(id) = b.id.as_ref() else {
+        return false;
+    };
+    match b.kind {
+        BlockerKind::Ship => scene
+            .ships
+            .iter()
+            .any(|s| s.id == *id && DetectionNote::is_unsure(s)),
+        BlockerKind::Obstacle | BlockerKind::TemplateObstacle => scene
+            .obstacles
+            .iter()
+            .any(|o| o.id == *id && OutlineNote::is_unidentified(o)),
+        BlockerKind::PlayArea => false,
+    }
+}
+
+/// How near (mm) a doubted ship or outline must come to a legal landing to be named to the
+/// judge beside it (see [`decided_by_doubt`]): a doubted square may stand for a base a
+/// base's width away (28 mm on a close-call table, `hashmark bench close-calls`), which its
+/// sigma (6.5-10 mm, the RMS of such errors) does not reach at two of it.
+pub const DOUBTED_REACH_MM: f64 = 40.0;
+
+/// Whether what decides landing `l` is something detection doubts (see
+/// [`is_doubted_blocker`]): for a legal landing its nearest blocker within
+/// [`DOUBTED_REACH_MM`], for a blocked one every reason. A judge is told to check it by
+/// eye (see [`doubted_blockers`]).
+pub fn decided_by_doubt(l: &crate::rules::Landing, scene: &Scene) -> bool {
+    let doubted = |b: &crate::rules::Blocker| is_doubted_blocker(b, scene);
+    if l.legal {
+        doubted(&l.nearest) && l.nearest.clearance_mm < DOUBTED_REACH_MM
+    } else {
+        !l.reasons.is_empty() && l.reasons.iter().all(doubted)
+    }
+}
+
+/// The notes of the doubted ships that decide a landing of `v` (see [`decided_by_doubt`]),
+/// the rolling ship's own apart (its note is `JudgeReport::detection`), each once.
+pub fn doubted_blockers(v: &RollVerdict, scene: &Scene) -> Vec<DetectionNote> {
+    let mut ids: Vec<&str> = Vec::new();
+    for l in v.directions.iter().flat_map(|d| &d.positions) {
+        if !decided_by_doubt(l, scene) {
+            continue;
+        }
+        let deciders = if l.legal {
+            std::slice::from_ref(&l.nearest)
+        } else {
+            &l.reasons[..]
+        };
+        for b in deciders {
+            if b.kind == crate::rules::BlockerKind::Ship
+                && let Some(id) = b.id.as_deref()
+                && id != v.ship
+                && !ids.contains(&id)
+            {
+                ids.push(id);
+            }
+        }
+    }
+    ids.iter()
+        .filter_map(|id| scene.ships.iter().find(|s| s.id == *id))
+        .filter_map(DetectionNote::of)
+        .map(|n| DetectionNote {
+            text: format!("beside the roll, {}", n.text),
+            ..n
+        })
+        .collect()
+}
+
 /// What a judge is told of a ship detection doubts: why, and what to check by eye (its
 /// facing alone when only the facing is in doubt).
 pub fn unsure_text(doubts: &[crate::scene::Doubt]) -> String {
@@ -196,6 +272,10 @@ pub struct JudgeReport {
     /// Measured outlines near the roll that detection could not name: check them by eye.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unidentified: Vec<OutlineNote>,
+    /// Other ships detection doubts that decide a landing (see [`doubted_blockers`]):
+    /// check them by eye.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub doubted_blockers: Vec<DetectionNote>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub calibration: Option<CalibrationSummary>,
     /// The table picture's files, scale and placement.
@@ -255,6 +335,7 @@ impl JudgeReport {
                 .find(|s| s.id == request.ship)
                 .and_then(DetectionNote::of),
             unidentified: outlines_near(scene, &picture),
+            doubted_blockers: doubted_blockers(&verdict, scene),
             calibration,
             picture,
             verdict,

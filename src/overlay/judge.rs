@@ -176,6 +176,9 @@ impl JudgeMode {
             for note in judge::outlines_near(&self.frozen.scene, &judge::Picture::around(v)) {
                 ui.label(RichText::new(&note.text).color(CLOSE));
             }
+            for note in judge::doubted_blockers(v, &self.frozen.scene) {
+                ui.label(RichText::new(&note.text).color(CLOSE));
+            }
         }
         match &self.verdict {
             Ok(v) => verdict_ui(ui, v),
