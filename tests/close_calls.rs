@@ -33,11 +33,7 @@ fn judged(seed: u64) -> (Scene, Scene, Agreement) {
         .expect("detector")
         .detect(&frame)
         .expect("detect");
-    let pairs: Vec<(String, String)> = score(&scene, &found, models)
-        .ships
-        .iter()
-        .map(|m| (m.id.clone(), m.found_id.clone()))
-        .collect();
+    let pairs = score(&scene, &found, models).pairs();
     let calls = agreement(&scene, &found, &pairs, models, &RollOptions::default()).expect("rolls");
     eprintln!("{}", calls.summary());
     (scene, found, calls)

@@ -234,11 +234,7 @@ fn ships_on_a_rendered_table() {
     // What a judge would be told, position by position, against the truth's verdicts:
     // never wrong where it says it is sure (measured: of 30 positions 5 said sure and
     // right, 25 left to the judge, 1 of them wrong; a table with several doubted ships).
-    let pairs: Vec<(String, String)> = s
-        .ships
-        .iter()
-        .map(|m| (m.id.clone(), m.found_id.clone()))
-        .collect();
+    let pairs = s.pairs();
     let calls = agreement(
         &truth.scene,
         &scene,

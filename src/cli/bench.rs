@@ -206,11 +206,7 @@ fn run_detect(a: &BenchDetectArgs) -> anyhow::Result<()> {
         }
         missed_rims.extend(s.missed_ships.iter().filter_map(|id| rims.get(id)));
         // Every ship's roll both ways, judged on the detected scene against the truth.
-        let pairs: Vec<(String, String)> = s
-            .ships
-            .iter()
-            .map(|m| (m.id.clone(), m.found_id.clone()))
-            .collect();
+        let pairs = s.pairs();
         let calls = agreement(
             &truth.scene,
             &found.scene,

@@ -83,11 +83,7 @@ pub fn run(a: &BenchCloseArgs) -> anyhow::Result<()> {
             )?;
             crate::files::write_atomic(&d.join("found.json"), found.to_json_pretty().as_bytes())?;
         }
-        let pairs: Vec<(String, String)> = s
-            .ships
-            .iter()
-            .map(|m| (m.id.clone(), m.found_id.clone()))
-            .collect();
+        let pairs = s.pairs();
         let judged = agreement(&scene, &found, &pairs, models, &RollOptions::default())?;
         let sure = judged.count(Call::SureRight);
         let left = judged.count(Call::LeftRight) + judged.count(Call::LeftWrong);

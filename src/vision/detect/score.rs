@@ -66,6 +66,16 @@ const OBSTACLE_GATE_MM: f64 = 20.0;
 /// A measured outline covers a missed ship whose centre lies inside it or this near (mm).
 const OUTLINE_GATE_MM: f64 = 10.0;
 
+impl SceneScore {
+    /// Each found ship's true id and detected id (the pairs `judge::agreement` rolls).
+    pub fn pairs(&self) -> Vec<(String, String)> {
+        self.ships
+            .iter()
+            .map(|m| (m.id.clone(), m.found_id.clone()))
+            .collect()
+    }
+}
+
 pub fn score(truth: &Scene, found: &Scene, models: &Models) -> SceneScore {
     let mut out = SceneScore::default();
     let mut used = vec![false; found.ships.len()];
