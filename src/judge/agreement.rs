@@ -240,6 +240,18 @@ mod tests {
             .collect()
     }
 
+    /// The agreement of the 1-straight rolls of the paired ships.
+    fn rolls(truth: &Scene, found: &Scene, ids: &[(&str, &str)]) -> Agreement {
+        agreement(
+            truth,
+            found,
+            &pairs(ids),
+            Models::builtin(),
+            &RollOptions::default(),
+        )
+        .unwrap()
+    }
+
     // Two small ships side by side, 60 mm apart centre to centre, both facing +y: s1's
     // roll right lands its base (40 mm) 40 mm to the right (spec section 3), right on s2,
     // so all three positions are blocked; its roll left is open.
@@ -254,14 +266,7 @@ mod tests {
                {"id": "b", "size": "small", "x": 460.1, "y": 399.8, "heading_deg": 89.9, "sigma_mm": 0.2, "sigma_deg": 0.2, "confidence": 0.9}"#,
             "",
         );
-        let a = agreement(
-            &truth,
-            &found,
-            &pairs(&[("s1", "a"), ("s2", "b")]),
-            Models::builtin(),
-            &RollOptions::default(),
-        )
-        .unwrap();
+        let a = rolls(&truth, &found, &[("s1", "a"), ("s2", "b")]);
         assert_eq!(a.calls.len(), 12);
         assert_eq!(a.count(Call::SureRight), 12);
         // s1's right roll is blocked by s2 in both.
@@ -286,16 +291,7 @@ mod tests {
                 "",
             )
         };
-        let run = |c: f64| {
-            agreement(
-                &truth,
-                &found(c),
-                &pairs(&[("s1", "a")]),
-                Models::builtin(),
-                &RollOptions::default(),
-            )
-            .unwrap()
-        };
+        let run = |c: f64| rolls(&truth, &found(c), &[("s1", "a")]);
         let sure = run(0.9);
         assert_eq!((sure.count(Call::SureWrong), sure.missed_positions), (6, 6));
         let flagged = run(0.3);
@@ -319,14 +315,7 @@ mod tests {
             &ships(r#", "sigma_mm": 0.7, "sigma_deg": 0.1, "confidence": 0.9"#),
             "",
         );
-        let a = agreement(
-            &truth,
-            &found,
-            &pairs(&[("s1", "s1")]),
-            Models::builtin(),
-            &RollOptions::default(),
-        )
-        .unwrap();
+        let a = rolls(&truth, &found, &[("s1", "s1")]);
         for c in &a.calls {
             assert!(c.truth_legal && c.found_legal, "{c:?}");
             let want = if c.side == Side::Right {
@@ -357,16 +346,7 @@ mod tests {
                 ),
             )
         };
-        let run = |confidence: &str| {
-            agreement(
-                &truth,
-                &found(confidence),
-                &pairs(&[("s1", "a")]),
-                Models::builtin(),
-                &RollOptions::default(),
-            )
-            .unwrap()
-        };
+        let run = |confidence: &str| rolls(&truth, &found(confidence), &[("s1", "a")]);
         let unnamed = run(r#", "confidence": 0.1"#);
         let right: Vec<&PositionCall> = unnamed
             .calls
@@ -437,16 +417,7 @@ mod tests {
                 "",
             )
         };
-        let run = |c: f64| {
-            agreement(
-                &truth,
-                &found(c),
-                &pairs(&[("s1", "a")]),
-                Models::builtin(),
-                &RollOptions::default(),
-            )
-            .unwrap()
-        };
+        let run = |c: f64| rolls(&truth, &found(c), &[("s1", "a")]);
         let right = |a: &Agreement| -> Vec<Call> {
             a.calls
                 .iter()
