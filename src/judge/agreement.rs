@@ -2,9 +2,9 @@
 //! position, on a detected scene, set beside the verdict on the true table. Detection's
 //! centre and heading errors say how far off a base is; this says what that costs where it
 //! matters, in rulings: how many the camera gets right while saying it is sure, how many
-//! it leaves to the judge (a flagged ship, a clearance within two sigma, an unnamed
-//! outline), and how many it gets wrong while saying it is sure, the one kind of error a
-//! judge cannot catch.
+//! it leaves to the judge (a flagged ship, a clearance within two sigma, a landing decided
+//! by a doubted ship or an unnamed outline), and how many it gets wrong while saying it is
+//! sure, the one kind of error a judge cannot catch.
 
 use super::DetectionNote;
 use crate::models::Models;
