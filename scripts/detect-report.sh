@@ -70,4 +70,8 @@ if [ $quick = 0 ]; then
   $bin bench detect "$out"/1080p-epic/s*
   echo "== epic tables at 1080p, with the empty-table frame"
   $bin bench detect --background "$out"/1080p-epic/s*
+  # Tables of close calls, rendered in memory (seeds 1-60, about 7 minutes): the judge's
+  # calls where a millimetre decides.
+  echo "== close-call tables at 1080p, seeds 1-60"
+  $bin bench close-calls --tables 60
 fi
