@@ -34,7 +34,8 @@ pub struct BenchCloseArgs {
 
 /// What the camera's calibration is taken to add (mm, 1 sigma): the tables are detected
 /// through the very camera they were rendered with, so only detection's own error is
-/// tested (the rendered sets' calibrations from their images put 0.05-0.1 mm).
+/// tested (the rendered sets' calibrations from their images say 0.07-0.30 mm, median
+/// 0.18, in camera.json's `table_uncertainty_mm`).
 const CALIBRATION_SIGMA_MM: f64 = 0.05;
 
 pub fn run(a: &BenchCloseArgs) -> anyhow::Result<()> {
