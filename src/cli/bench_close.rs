@@ -26,8 +26,13 @@ pub struct BenchCloseArgs {
     /// Also print every designed close call: both verdicts of its three positions.
     #[arg(long)]
     calls: bool,
-    /// Keep each table here to look at: seed<N>/sim/frame.jpg, sim/truth.json (the camera and
-    /// the scene) and found.json (what detection made of it).
+    /// Read each frame as another camera, or the same one set differently, would have
+    /// taken it (as `bench detect --camera`).
+    #[arg(long, value_enum)]
+    camera: Option<crate::vision::sim::camera_change::CameraChange>,
+    /// Keep each table here to look at: seed<N>/sim/frame.jpg (as rendered, before any
+    /// --camera change), sim/truth.json (the camera and the scene) and found.json (what
+    /// detection made of it).
     #[arg(long)]
     keep: Option<std::path::PathBuf>,
 }
@@ -63,7 +68,10 @@ pub fn run(a: &BenchCloseArgs) -> anyhow::Result<()> {
         let camera = camera_for(seed, resolution, [area.width_mm, area.height_mm]);
         let world = World::build(&scene, seed, seed, models)?;
         let jpg = photograph(&world, &camera, seed, 3)?;
-        let frame = cv::decode(&jpg)?;
+        let frame = match a.camera {
+            Some(c) => c.apply(&cv::decode(&jpg)?, seed)?,
+            None => cv::decode(&jpg)?,
+        };
         let world_camera = camera.clone();
         let cal = Calibrated {
             camera,
