@@ -4,7 +4,7 @@
 //! roll to one side lands, a chosen gap away (negative: overlapping), so that each table
 //! holds a few positions a millimetre's error could turn.
 
-use crate::geometry::PlayArea;
+use crate::geometry::{PlayArea, Pose, footprint};
 use crate::models::{BaseSize, Models};
 use crate::rules::{RollOptions, Side, Slot, Table, barrel_roll};
 use crate::scene::{Quality, Scene, ShipSpec};
@@ -135,16 +135,13 @@ fn draw_pair(
 
 /// The corners of a ship's base with its guides (table mm).
 fn footprint_corners(s: &ShipSpec, models: &Models) -> Vec<[f64; 2]> {
-    let mut one = Scene::new(PlayArea {
-        width_mm: 10_000.0,
-        height_mm: 10_000.0,
-    });
-    one.ships.push(s.clone());
-    Table::from_scene(&one, models)
-        .ok()
-        .and_then(|t| t.ships.first().map(|t| t.shape.outline().to_vec()))
-        .map(|pts| pts.iter().map(|p| [p.x, p.y]).collect())
-        .unwrap_or_default()
+    let pose = Pose::new(s.x, s.y, s.heading_deg);
+    footprint::base(models.bases.get(s.size).width_mm, &models.bases.guides)
+        .transformed(&pose.isometry())
+        .outline()
+        .iter()
+        .map(|p| [p.x, p.y])
+        .collect()
 }
 
 fn round2(v: f64) -> f64 {
