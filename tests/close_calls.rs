@@ -8,31 +8,17 @@ use hashmark::judge::close_calls::close_call_table;
 use hashmark::models::Models;
 use hashmark::rules::{RollOptions, Side, Slot, Table, barrel_roll};
 use hashmark::scene::Scene;
-use hashmark::vision::detect::score::score;
-use hashmark::vision::detect::{Calibrated, Detector};
-use hashmark::vision::sim::world::World;
-use hashmark::vision::sim::{camera_for, photograph};
-use hashmark::vision::{Resolution, cv};
+use hashmark::vision::Resolution;
+use hashmark::vision::detect::score::{rendered_and_detected, score};
 
 /// Seed's close-call table, rendered at 1080p and detected through the camera it was
 /// rendered with, and every found ship's rolls judged against the truth's.
 fn judged(seed: u64) -> (Scene, Scene, Agreement) {
     let models = Models::builtin();
-    let area = models.play_areas.standard();
-    let (scene, _) = close_call_table(seed, area, models);
-    let camera = camera_for(seed, Resolution::Hd1080, [area.width_mm, area.height_mm]);
-    let world = World::build(&scene, seed, seed, models).expect("world");
-    let frame = cv::decode(&photograph(&world, &camera, seed, 3).expect("render")).expect("jpg");
-    let cal = Calibrated {
-        camera,
-        play_area: area,
-        layout: hashmark::calibration::Layout::builtin(),
-        sigma_mm: 0.05,
-    };
-    let found = Detector::new(cal, models)
-        .expect("detector")
-        .detect(&frame)
-        .expect("detect");
+    let (scene, _) = close_call_table(seed, models.play_areas.standard(), models);
+    let found = rendered_and_detected(&scene, seed, Resolution::Hd1080, None, models)
+        .expect("render and detect")
+        .found;
     let pairs = score(&scene, &found, models).pairs();
     let calls = agreement(&scene, &found, &pairs, models, &RollOptions::default()).expect("rolls");
     eprintln!("{}", calls.summary());

@@ -6,11 +6,8 @@ use crate::Models;
 use crate::judge::agreement::{Agreement, Call, agreement};
 use crate::judge::close_calls::close_call_table;
 use crate::rules::{RollOptions, Slot};
-use crate::vision::detect::score::score;
-use crate::vision::detect::{Calibrated, Detector};
-use crate::vision::sim::world::World;
-use crate::vision::sim::{camera_for, photograph};
-use crate::vision::{Resolution, cv};
+use crate::vision::Resolution;
+use crate::vision::detect::score::{Rendered, rendered_and_detected, score};
 
 #[derive(clap::Args, Debug)]
 pub struct BenchCloseArgs {
@@ -37,12 +34,6 @@ pub struct BenchCloseArgs {
     keep: Option<std::path::PathBuf>,
 }
 
-/// What the camera's calibration is taken to add (mm, 1 sigma): the tables are detected
-/// through the very camera they were rendered with, so only detection's own error is
-/// tested (the rendered sets' calibrations from their images say 0.07-0.30 mm, median
-/// 0.18, in camera.json's `table_uncertainty_mm`).
-const CALIBRATION_SIGMA_MM: f64 = 0.05;
-
 pub fn run(a: &BenchCloseArgs) -> anyhow::Result<()> {
     let models = Models::builtin();
     let area = models.play_areas.standard();
@@ -65,27 +56,14 @@ pub fn run(a: &BenchCloseArgs) -> anyhow::Result<()> {
     );
     for seed in a.first_seed..a.first_seed + a.tables {
         let (scene, calls) = close_call_table(seed, area, models);
-        let camera = camera_for(seed, resolution, [area.width_mm, area.height_mm]);
-        let world = World::build(&scene, seed, seed, models)?;
-        let jpg = photograph(&world, &camera, seed, 3)?;
-        let frame = match a.camera {
-            Some(c) => c.apply(&cv::decode(&jpg)?, seed)?,
-            None => cv::decode(&jpg)?,
-        };
-        let world_camera = camera.clone();
-        let cal = Calibrated {
-            camera,
-            play_area: area,
-            layout: crate::calibration::Layout::builtin(),
-            sigma_mm: CALIBRATION_SIGMA_MM,
-        };
-        let found = Detector::new(cal, models)?.detect(&frame)?;
+        let Rendered { camera, jpg, found } =
+            rendered_and_detected(&scene, seed, resolution, a.camera, models)?;
         let s = score(&scene, &found, models);
         if let Some(dir) = &a.keep {
             let d = dir.join(format!("seed{seed}"));
             std::fs::create_dir_all(d.join("sim"))?;
             crate::files::write_atomic(&d.join("sim/frame.jpg"), &jpg)?;
-            let truth = serde_json::json!({"camera": &world_camera, "scene": &scene});
+            let truth = serde_json::json!({"camera": &camera, "scene": &scene});
             crate::files::write_atomic(
                 &d.join("sim/truth.json"),
                 serde_json::to_string_pretty(&truth)?.as_bytes(),

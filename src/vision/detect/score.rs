@@ -196,6 +196,51 @@ pub fn hausdorff(a: &[[f64; 2]], b: &[[f64; 2]]) -> f64 {
     ab.max(ba)
 }
 
+/// A scene rendered by the simulator from `seed`'s camera and light, and what detection
+/// finds in it through that very camera (no calibration from images): what the close-call
+/// tables and their tests measure.
+pub struct Rendered {
+    pub camera: crate::vision::Camera,
+    /// The photograph as rendered (JPEG), before any camera change.
+    pub jpg: Vec<u8>,
+    pub found: Scene,
+}
+
+/// What the camera's calibration is taken to add when detecting through the true camera
+/// (mm, 1 sigma): only detection's own error is tested (the rendered sets' calibrations
+/// from their images say 0.07-0.30 mm, median 0.18, in camera.json's
+/// `table_uncertainty_mm`).
+pub const TRUE_CAMERA_SIGMA_MM: f64 = 0.05;
+
+/// Renders `scene` at `resolution` (`seed` picks camera, light and noise), reads the frame
+/// through `change` if given, and detects it through the camera it was rendered with.
+pub fn rendered_and_detected(
+    scene: &Scene,
+    seed: u64,
+    resolution: crate::vision::Resolution,
+    change: Option<crate::vision::sim::camera_change::CameraChange>,
+    models: &Models,
+) -> Result<Rendered, crate::vision::VisionError> {
+    use crate::vision::cv;
+    use crate::vision::sim::{camera_for, photograph, world::World};
+    let area = scene.play_area;
+    let camera = camera_for(seed, resolution, [area.width_mm, area.height_mm]);
+    let world = World::build(scene, seed, seed, models)?;
+    let jpg = photograph(&world, &camera, seed, 3)?;
+    let frame = match change {
+        Some(c) => c.apply(&cv::decode(&jpg)?, seed)?,
+        None => cv::decode(&jpg)?,
+    };
+    let cal = super::Calibrated {
+        camera: camera.clone(),
+        play_area: area,
+        layout: crate::calibration::Layout::builtin(),
+        sigma_mm: TRUE_CAMERA_SIGMA_MM,
+    };
+    let found = super::Detector::new(cal, models)?.detect(&frame)?;
+    Ok(Rendered { camera, jpg, found })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
